@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Install what dp_stream needs to build, test and demo on Debian 12.
+# Idempotent: when every package is present it only checks and returns.
+set -euo pipefail
+
+packages=(
+  build-essential
+  postgresql-15
+  postgresql-server-dev-15
+  postgresql-15-pgtap
+  libtap-parser-sourcehandler-pgtap-perl
+  libsodium-dev
+  pkg-config
+  gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo_cmd=(sudo)
+  else
+    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+# The Debian postgresql-15 package would create and start a system cluster;
+# policy-rc.d keeps the installer from starting any service on this machine.
+if [ ! -e /usr/sbin/policy-rc.d ] && [ "$(id -u)" -eq 0 ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+  chmod +x /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

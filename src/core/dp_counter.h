@@ -1,0 +1,112 @@
+/*
+ * dp_counter.h
+ *		The counter interface every continual-counting mechanism implements.
+ *
+ * A counter consumes one value per time step and keeps a release (the noisy
+ * running count) current after every step.  Its state is a fixed array of
+ * 128-bit nodes whose meaning belongs to the mechanism, plus a raw running
+ * total that exists only in memory: a mechanism may keep an accumulator as
+ * an offset against that total so that a step costs O(1), and folds the
+ * total back in when the state is persisted.  A persisted state therefore
+ * never contains a raw partial sum (shared/DESIGN.md section 1).
+ *
+ * Adding a mechanism means writing one dp_counter_kind in its own file and
+ * listing it in dp_counter.c.
+ */
+#ifndef DP_COUNTER_H
+#define DP_COUNTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp_int128.h"
+#include "dp_mechanism.h"
+#include "dp_noise.h"
+#include "dp_random.h"
+#include "dp_status.h"
+
+#define DP_COUNTER_MAX_NODES 128
+
+typedef struct dp_counter dp_counter;
+
+typedef struct dp_counter_kind
+{
+	const char *name;			/* as in the text form: "binary" */
+	dp_mechanism_kind kind;
+	bool		bounded;		/* needs a horizon; refuses step horizon + 1 */
+
+	/* Kind-specific checks beyond the common ones; *field names the culprit. */
+	dp_status	(*validate) (const dp_mechanism *mechanism, const char **field);
+	int			(*node_count) (const dp_mechanism *mechanism);
+	/* L1 sensitivity, in value units, of the vector of all noisy nodes */
+	uint64_t	(*sensitivity) (const dp_mechanism *mechanism);
+
+	/* Fresh state at step 0 (may draw the noise of nodes that open at once). */
+	void		(*start) (dp_counter *counter, dp_random *rng);
+	/* One step with a value already clamped into [0, max_per_step]. */
+	void		(*push) (dp_counter *counter, int64_t value, dp_random *rng);
+	/* Nodes as they are persisted (the in-memory running total folded in). */
+	void		(*persist) (const dp_counter *counter, dp_int128 *nodes);
+	/* Rebuild caches after nodes were loaded in persisted form. */
+	void		(*resume) (dp_counter *counter);
+	/* Number of independent noise terms (all of counter->scale) in the release. */
+	int			(*noise_terms) (const dp_counter *counter);
+} dp_counter_kind;
+
+struct dp_counter
+{
+	dp_mechanism mechanism;
+	const dp_counter_kind *kind;
+	dp_scale	scale;			/* noise scale of one node */
+	int64_t		steps;			/* time steps consumed */
+	dp_int128	running_total;	/* raw sum since start or resume; never persisted */
+	dp_int128	release;		/* current noisy running count */
+	int			node_count;
+	dp_int128	nodes[];
+};
+
+extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
+extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
+
+/* Bytes needed for a counter of this (validated) mechanism. */
+extern size_t dp_counter_size(const dp_mechanism *mechanism);
+
+/* Initialises storage of dp_counter_size() bytes; validates the mechanism. */
+extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism,
+								  dp_random *rng, const char **field);
+
+/* One time step.  The value is clamped into [0, max_per_step] silently. */
+extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng);
+
+/* A non-integral value rounded half to even, NaN as 0, then clamped. */
+extern int64_t dp_counter_value_from_double(const dp_counter *counter, double value);
+
+extern int64_t dp_counter_release(const dp_counter *counter);
+extern int	dp_counter_noise_terms(const dp_counter *counter);
+extern double dp_counter_noise_variance(const dp_counter *counter);
+extern double dp_counter_error_bound(const dp_counter *counter, double confidence);
+
+/* Binary serialization (little-endian, versioned); identical for send/recv. */
+#define DP_COUNTER_FORMAT_VERSION 1
+extern size_t dp_counter_serialized_size(const dp_counter *counter);
+extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);
+/* Reads the mechanism and node count so the caller can size the counter. */
+extern dp_status dp_counter_peek(const unsigned char *data, size_t length,
+								 dp_mechanism *mechanism, dp_parse_error *error);
+extern dp_status dp_counter_deserialize(const unsigned char *data, size_t length,
+										dp_counter *counter, dp_parse_error *error);
+
+/* Text form: v1 binary(epsilon=...,horizon=...,max_per_step=...) steps=3 nodes=[...] */
+extern size_t dp_counter_text_size(const dp_counter *counter);
+extern void dp_counter_to_text(const dp_counter *counter, char *buffer);
+
+/*
+ * Parses the text form in two calls: the first (counter == NULL) fills
+ * *mechanism so the caller can allocate dp_counter_size() bytes, the second
+ * fills the counter.
+ */
+extern dp_status dp_counter_parse(const char *text, dp_mechanism *mechanism,
+								  dp_counter *counter, dp_parse_error *error);
+
+#endif							/* DP_COUNTER_H */

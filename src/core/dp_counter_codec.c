@@ -1,0 +1,262 @@
+/*
+ * dp_counter_codec.c
+ *		Binary and text forms of a counter state.
+ *
+ * Both forms hold the persisted nodes only (see dp_counter.h), so whoever
+ * reads a stored state sees noisy quantities.  The binary form is explicit
+ * little-endian so that a state written on one machine is read on any other
+ * and send/recv can use it unchanged.
+ *
+ * Binary layout, version 1:
+ *   0  u8   format version       16 f64 epsilon
+ *   1  u8   reserved (0)         24 i64 horizon
+ *   2  u16  reserved (0)         32 i64 max_per_step
+ *   4  i32  mechanism kind       40 i64 steps
+ *   8  u32  flags                48 nodes, 16 bytes each, low half first
+ *   12 u32  node count
+ */
+#include "dp_counter.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dp_text.h"
+
+#define HEADER_BYTES 48
+
+extern dp_status dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism,
+									const char **field);
+
+static void
+put_u64(unsigned char *out, uint64_t value)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (unsigned char) (value >> (8 * i));
+}
+
+static uint64_t
+get_u64(const unsigned char *in)
+{
+	uint64_t	value = 0;
+
+	for (int i = 0; i < 8; i++)
+		value |= (uint64_t) in[i] << (8 * i);
+	return value;
+}
+
+static void
+put_u32(unsigned char *out, uint32_t value)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (unsigned char) (value >> (8 * i));
+}
+
+static uint32_t
+get_u32(const unsigned char *in)
+{
+	return (uint32_t) in[0] | (uint32_t) in[1] << 8 |
+		(uint32_t) in[2] << 16 | (uint32_t) in[3] << 24;
+}
+
+static dp_status
+fail(dp_parse_error *error, const char *field, const char *problem)
+{
+	error->field = field;
+	error->problem = problem;
+	return DP_ERROR_FORMAT;
+}
+
+/* The persisted nodes, written into scratch space of DP_COUNTER_MAX_NODES. */
+static void
+persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
+{
+	counter->kind->persist(counter, nodes);
+}
+
+size_t
+dp_counter_serialized_size(const dp_counter *counter)
+{
+	return HEADER_BYTES + 16 * (size_t) counter->node_count;
+}
+
+void
+dp_counter_serialize(const dp_counter *counter, unsigned char *out)
+{
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+	uint64_t	epsilon_bits;
+
+	memcpy(&epsilon_bits, &counter->mechanism.epsilon, sizeof(epsilon_bits));
+	memset(out, 0, HEADER_BYTES);
+	out[0] = DP_COUNTER_FORMAT_VERSION;
+	put_u32(out + 4, (uint32_t) counter->mechanism.kind);
+	put_u32(out + 8, counter->mechanism.flags);
+	put_u32(out + 12, (uint32_t) counter->node_count);
+	put_u64(out + 16, epsilon_bits);
+	put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
+	put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
+	put_u64(out + 40, (uint64_t) counter->steps);
+
+	persisted_nodes(counter, nodes);
+	for (int i = 0; i < counter->node_count; i++)
+	{
+		dp_uint128	bits = (dp_uint128) nodes[i];
+
+		put_u64(out + HEADER_BYTES + 16 * i, (uint64_t) bits);
+		put_u64(out + HEADER_BYTES + 16 * i + 8, (uint64_t) (bits >> 64));
+	}
+}
+
+dp_status
+dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanism,
+				dp_parse_error *error)
+{
+	uint64_t	epsilon_bits;
+	const char *field;
+	size_t		node_count;
+
+	if (length < HEADER_BYTES)
+		return fail(error, "length", "shorter than the state header");
+	if (data[0] != DP_COUNTER_FORMAT_VERSION)
+		return fail(error, "version", "unsupported state format version");
+	if (data[1] != 0 || data[2] != 0 || data[3] != 0)
+		return fail(error, "reserved", "reserved header bytes are not zero");
+
+	memset(mechanism, 0, sizeof(*mechanism));
+	mechanism->kind = (int32_t) get_u32(data + 4);
+	mechanism->flags = get_u32(data + 8);
+	epsilon_bits = get_u64(data + 16);
+	memcpy(&mechanism->epsilon, &epsilon_bits, sizeof(epsilon_bits));
+	mechanism->horizon = (int64_t) get_u64(data + 24);
+	mechanism->max_per_step = (int64_t) get_u64(data + 32);
+
+	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
+		return fail(error, field, "out of range or invalid");
+
+	node_count = get_u32(data + 12);
+	if (node_count != (size_t) dp_counter_kind_by_id(mechanism->kind)->node_count(mechanism))
+		return fail(error, "nodes", "node count does not match the mechanism");
+	if (length != HEADER_BYTES + 16 * node_count)
+		return fail(error, "length", "length does not match the node count");
+	return DP_OK;
+}
+
+/* Shared tail of both parsers: steps check, nodes in, caches rebuilt. */
+static dp_status
+load(dp_counter *counter, const dp_mechanism *mechanism, int64_t steps,
+	 const dp_int128 *nodes, dp_parse_error *error)
+{
+	const char *field;
+
+	if (dp_counter_prepare(counter, mechanism, &field) != DP_OK)
+		return fail(error, field, "out of range or invalid");
+	if (steps < 0 || (counter->kind->bounded && steps > mechanism->horizon))
+		return fail(error, "steps", "negative or beyond the horizon");
+	counter->steps = steps;
+	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) counter->node_count);
+	counter->kind->resume(counter);
+	return DP_OK;
+}
+
+dp_status
+dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *counter,
+					   dp_parse_error *error)
+{
+	dp_mechanism mechanism;
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+	dp_status	status = dp_counter_peek(data, length, &mechanism, error);
+	size_t		node_count;
+
+	if (status != DP_OK)
+		return status;
+	node_count = get_u32(data + 12);
+	for (size_t i = 0; i < node_count; i++)
+	{
+		uint64_t	low = get_u64(data + HEADER_BYTES + 16 * i);
+		uint64_t	high = get_u64(data + HEADER_BYTES + 16 * i + 8);
+
+		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
+	}
+	return load(counter, &mechanism, (int64_t) get_u64(data + 40), nodes, error);
+}
+
+size_t
+dp_counter_text_size(const dp_counter *counter)
+{
+	return 64 + DP_MECHANISM_TEXT_BYTES + (size_t) counter->node_count * (DP_INT128_TEXT_BYTES + 1);
+}
+
+void
+dp_counter_to_text(const dp_counter *counter, char *buffer)
+{
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+	char	   *p = buffer;
+
+	persisted_nodes(counter, nodes);
+	p += sprintf(p, "v%d ", DP_COUNTER_FORMAT_VERSION);
+	p += dp_mechanism_to_text(&counter->mechanism, p, DP_MECHANISM_TEXT_BYTES);
+	p += sprintf(p, " steps=%lld nodes=[", (long long) counter->steps);
+	for (int i = 0; i < counter->node_count; i++)
+	{
+		if (i > 0)
+			*p++ = ',';
+		p += dp_int128_to_text(nodes[i], p);
+	}
+	*p++ = ']';
+	*p = '\0';
+}
+
+dp_status
+dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
+				 dp_parse_error *error)
+{
+	const char *cursor = text;
+	int64_t		version;
+	int64_t		steps;
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+	int			count = 0;
+	const char *field;
+	dp_status	status;
+
+	if (!dp_text_accept(&cursor, "v") || !dp_text_int64(&cursor, &version))
+		return fail(error, "version", "expected \"v1\" at the start");
+	if (version != DP_COUNTER_FORMAT_VERSION)
+		return fail(error, "version", "unsupported state format version");
+
+	status = dp_mechanism_parse(&cursor, mechanism, error);
+	if (status != DP_OK)
+		return status;
+	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
+		return fail(error, field, "out of range or invalid");
+
+	if (!dp_text_accept(&cursor, "steps") || !dp_text_accept(&cursor, "="))
+		return fail(error, "steps", "expected \"steps=\"");
+	if (!dp_text_int64(&cursor, &steps))
+		return fail(error, "steps", "expected an integer");
+
+	if (!dp_text_accept(&cursor, "nodes") || !dp_text_accept(&cursor, "=") ||
+		!dp_text_accept(&cursor, "["))
+		return fail(error, "nodes", "expected \"nodes=[\"");
+	if (!dp_text_accept(&cursor, "]"))
+	{
+		do
+		{
+			if (count == DP_COUNTER_MAX_NODES)
+				return fail(error, "nodes", "too many nodes");
+			dp_text_skip_blanks(&cursor);
+			if (dp_int128_parse(&cursor, &nodes[count]) != 0)
+				return fail(error, "nodes", "expected a 128-bit integer");
+			count++;
+		} while (dp_text_accept(&cursor, ","));
+		if (!dp_text_accept(&cursor, "]"))
+			return fail(error, "nodes", "expected \",\" or \"]\"");
+	}
+	dp_text_skip_blanks(&cursor);
+	if (*cursor != '\0')
+		return fail(error, "end", "unexpected text after the nodes");
+	if (count != dp_counter_kind_by_id(mechanism->kind)->node_count(mechanism))
+		return fail(error, "nodes", "node count does not match the mechanism");
+
+	if (counter == NULL)
+		return DP_OK;
+	return load(counter, mechanism, steps, nodes, error);
+}

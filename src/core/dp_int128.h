@@ -1,0 +1,38 @@
+/*
+ * dp_int128.h
+ *		128-bit integers for node sums and noise.
+ *
+ * A node sum is at most horizon * max_per_step (< 2^112 within our limits) and
+ * a noise draw at the smallest epsilon we accept is of order 2^96, so 64 bits
+ * cannot hold them; 128 bits always can.  gcc and clang provide __int128 on
+ * every 64-bit target PostgreSQL supports.
+ */
+#ifndef DP_INT128_H
+#define DP_INT128_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef __int128 dp_int128;
+typedef unsigned __int128 dp_uint128;
+
+#define DP_INT128_MAX ((dp_int128) (((dp_uint128) 1 << 127) - 1))
+#define DP_INT128_MIN (-DP_INT128_MAX - 1)
+
+/* Decimal text; buffer must hold DP_INT128_TEXT_BYTES. Returns length. */
+#define DP_INT128_TEXT_BYTES 48
+extern int	dp_int128_to_text(dp_int128 value, char *buffer);
+
+/*
+ * Parses an optionally signed decimal integer at *cursor and advances it.
+ * Returns 0 on success, -1 when no digits are found or the value overflows.
+ */
+extern int	dp_int128_parse(const char **cursor, dp_int128 *value);
+
+/* Saturating conversion, for releases returned as SQL bigint. */
+extern int64_t dp_int128_to_int64_saturated(dp_int128 value);
+
+/* Number of significant bits (0 for 0). */
+extern int	dp_uint128_bit_length(dp_uint128 value);
+
+#endif							/* DP_INT128_H */

@@ -1,0 +1,147 @@
+/*
+ * dp_random.c
+ *		ChaCha20 keystream keyed from libsodium's CSPRNG or from key material.
+ *
+ * libsodium's randombytes_buf() costs a getrandom() system call per call,
+ * which would dominate a per-row noise draw.  Instead we draw one 256-bit key
+ * and expand it with ChaCha20, 512 bytes at a time.  The buffer is refilled
+ * lazily, so a process that never draws noise never fills it; callers that
+ * may fork (PostgreSQL backends) re-key after a fork so two processes never
+ * share keystream.
+ */
+#include "dp_random.h"
+
+#include <string.h>
+#include <sodium.h>
+
+/* ChaCha20 (original construction) takes a 64-bit nonce and block counter. */
+static const unsigned char zero_nonce[crypto_stream_chacha20_NONCEBYTES];
+static const unsigned char zero_block[DP_RANDOM_BUFFER_BYTES];
+
+bool
+dp_random_library_init(void)
+{
+	return sodium_init() >= 0;
+}
+
+static void
+reset_stream(dp_random *rng)
+{
+	rng->block_counter = 0;
+	rng->available = 0;
+	rng->keyed = true;
+	sodium_memzero(rng->buffer, sizeof(rng->buffer));
+}
+
+void
+dp_random_init_secure(dp_random *rng)
+{
+	randombytes_buf(rng->key, sizeof(rng->key));
+	reset_stream(rng);
+}
+
+void
+dp_random_init_keyed(dp_random *rng, const void *material, size_t length)
+{
+	/*
+	 * Hash the material so that any length works and related seeds ("1",
+	 * "2") give unrelated streams.  The personalisation-free generic hash
+	 * with a fixed context string is enough: this is a KDF, not a MAC.
+	 */
+	static const unsigned char context[] = "dp_stream keyed noise stream v1";
+	crypto_generichash_state state;
+
+	crypto_generichash_init(&state, context, sizeof(context) - 1, sizeof(rng->key));
+	crypto_generichash_update(&state, material, length);
+	crypto_generichash_final(&state, rng->key, sizeof(rng->key));
+	sodium_memzero(&state, sizeof(state));
+	reset_stream(rng);
+}
+
+void
+dp_random_wipe(dp_random *rng)
+{
+	sodium_memzero(rng, sizeof(*rng));
+}
+
+static void
+refill(dp_random *rng)
+{
+	crypto_stream_chacha20_xor_ic(rng->buffer, zero_block, sizeof(rng->buffer),
+								  zero_nonce, rng->block_counter, rng->key);
+	rng->block_counter += DP_RANDOM_BUFFER_BYTES / 64;
+	rng->available = sizeof(rng->buffer);
+}
+
+void
+dp_random_bytes(dp_random *rng, void *out, size_t length)
+{
+	unsigned char *target = out;
+
+	while (length > 0)
+	{
+		size_t		chunk;
+		unsigned char *source;
+
+		if (rng->available == 0)
+			refill(rng);
+		chunk = length < rng->available ? length : rng->available;
+		source = rng->buffer + (sizeof(rng->buffer) - rng->available);
+		memcpy(target, source, chunk);
+		/* bytes handed out are erased so a later memory dump cannot replay them */
+		sodium_memzero(source, chunk);
+		rng->available -= chunk;
+		target += chunk;
+		length -= chunk;
+	}
+}
+
+uint64_t
+dp_random_uint64(dp_random *rng)
+{
+	uint64_t	value;
+
+	dp_random_bytes(rng, &value, sizeof(value));
+	return value;
+}
+
+uint64_t
+dp_random_below(dp_random *rng, uint64_t bound)
+{
+	int			bits;
+	uint64_t	mask;
+	uint64_t	candidate;
+
+	if (bound <= 1)
+		return 0;
+	/* mask to the bit length of bound - 1; each try succeeds with p > 1/2 */
+	bits = 64 - __builtin_clzll(bound - 1);
+	mask = bits == 64 ? UINT64_MAX : ((uint64_t) 1 << bits) - 1;
+	do
+		candidate = dp_random_uint64(rng) & mask;
+	while (candidate >= bound);
+	return candidate;
+}
+
+dp_uint128
+dp_random_below128(dp_random *rng, dp_uint128 bound)
+{
+	int			bits;
+	dp_uint128	mask;
+	dp_uint128	candidate;
+
+	if (bound <= 1)
+		return 0;
+	if ((bound >> 64) == 0)
+		return dp_random_below(rng, (uint64_t) bound);
+	bits = dp_uint128_bit_length(bound - 1);
+	mask = bits == 128 ? ~(dp_uint128) 0 : (((dp_uint128) 1 << bits) - 1);
+	do
+	{
+		uint64_t	halves[2];
+
+		dp_random_bytes(rng, halves, sizeof(halves));
+		candidate = (((dp_uint128) halves[1] << 64) | halves[0]) & mask;
+	} while (candidate >= bound);
+	return candidate;
+}

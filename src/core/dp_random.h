@@ -1,0 +1,49 @@
+/*
+ * dp_random.h
+ *		The single source of randomness for every noise draw in dp_stream.
+ *
+ * A dp_random is a ChaCha20 keystream.  It is keyed either from the
+ * operating system's CSPRNG (dp_random_init_secure) or from caller-supplied
+ * key material (dp_random_init_keyed, used for reproducible tests and, later,
+ * for repeatable noise derived from a per-database secret).  Both sources are
+ * read through the same functions, so callers never know which one they use.
+ *
+ * No PostgreSQL headers: this file is shared by the extension, the unit tests
+ * and the benchmarks.
+ */
+#ifndef DP_RANDOM_H
+#define DP_RANDOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "dp_int128.h"
+
+#define DP_RANDOM_KEY_BYTES 32
+#define DP_RANDOM_BUFFER_BYTES 512
+
+typedef struct dp_random
+{
+	unsigned char key[DP_RANDOM_KEY_BYTES];
+	uint64_t	block_counter;	/* next ChaCha20 block to generate */
+	size_t		available;		/* unread bytes at the end of buffer */
+	bool		keyed;			/* false until one of the init functions ran */
+	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
+} dp_random;
+
+/* Returns false when libsodium cannot be initialised. */
+extern bool dp_random_library_init(void);
+
+extern void dp_random_init_secure(dp_random *rng);
+extern void dp_random_init_keyed(dp_random *rng, const void *material, size_t length);
+extern void dp_random_wipe(dp_random *rng);
+
+extern void dp_random_bytes(dp_random *rng, void *out, size_t length);
+extern uint64_t dp_random_uint64(dp_random *rng);
+
+/* Uniform on [0, bound), exactly (rejection sampling); bound must be > 0. */
+extern uint64_t dp_random_below(dp_random *rng, uint64_t bound);
+extern dp_uint128 dp_random_below128(dp_random *rng, dp_uint128 bound);
+
+#endif							/* DP_RANDOM_H */
