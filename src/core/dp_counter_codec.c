@@ -140,6 +140,16 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	return DP_OK;
 }
 
+static dp_status
+check_steps(const dp_mechanism *mechanism, int64_t steps, dp_parse_error *error)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+	if (steps < 0 || (kind->bounded && steps > mechanism->horizon))
+		return fail(error, "steps", "negative or beyond the horizon");
+	return DP_OK;
+}
+
 /* Shared tail of both parsers: steps check, nodes in, caches rebuilt. */
 static dp_status
 load(dp_counter *counter, const dp_mechanism *mechanism, int64_t steps,
@@ -149,8 +159,8 @@ load(dp_counter *counter, const dp_mechanism *mechanism, int64_t steps,
 
 	if (dp_counter_prepare(counter, mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
-	if (steps < 0 || (counter->kind->bounded && steps > mechanism->horizon))
-		return fail(error, "steps", "negative or beyond the horizon");
+	if (check_steps(mechanism, steps, error) != DP_OK)
+		return DP_ERROR_FORMAT;
 	counter->steps = steps;
 	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) counter->node_count);
 	counter->kind->resume(counter);
@@ -232,6 +242,8 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 		return fail(error, "steps", "expected \"steps=\"");
 	if (!dp_text_int64(&cursor, &steps))
 		return fail(error, "steps", "expected an integer");
+	if (check_steps(mechanism, steps, error) != DP_OK)
+		return DP_ERROR_FORMAT;
 
 	if (!dp_text_accept(&cursor, "nodes") || !dp_text_accept(&cursor, "=") ||
 		!dp_text_accept(&cursor, "["))
