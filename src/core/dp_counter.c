@@ -132,6 +132,25 @@ dp_counter_error_bound(const dp_counter *counter, double confidence)
 											  confidence);
 }
 
+dp_status
+dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps, double confidence,
+						 double *bound, const char **field)
+{
+	dp_counter	header;			/* no nodes are needed to count noise terms */
+	dp_status	status = prepare(&header, mechanism, field);
+
+	if (status != DP_OK)
+		return status;
+	if (steps < 0 || (header.kind->bounded && steps > mechanism->horizon))
+	{
+		*field = "steps";
+		return DP_ERROR_HORIZON_EXCEEDED;
+	}
+	header.steps = steps;
+	*bound = dp_counter_error_bound(&header, confidence);
+	return DP_OK;
+}
+
 /* Exposed to the codec only. */
 dp_status	dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism,
 							   const char **field);

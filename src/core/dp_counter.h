@@ -87,6 +87,14 @@ extern int	dp_counter_noise_terms(const dp_counter *counter);
 extern double dp_counter_noise_variance(const dp_counter *counter);
 extern double dp_counter_error_bound(const dp_counter *counter, double confidence);
 
+/*
+ * Half-width of the interval for the release at `steps` of a mechanism,
+ * without a state: the noise distribution depends only on public inputs.
+ */
+extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps,
+										  double confidence, double *bound,
+										  const char **field);
+
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
 #define DP_COUNTER_FORMAT_VERSION 1
 extern size_t dp_counter_serialized_size(const dp_counter *counter);

@@ -13,8 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef __int128 dp_int128;
-typedef unsigned __int128 dp_uint128;
+/*
+ * Alignment is lowered to 8 bytes, as PostgreSQL does for its own int128:
+ * palloc and malloc'd structs in a varlena guarantee only 8-byte alignment,
+ * and code generated for a 16-byte-aligned type may fault on such memory.
+ */
+typedef __int128 dp_int128 __attribute__((aligned(8)));
+typedef unsigned __int128 dp_uint128 __attribute__((aligned(8)));
 
 #define DP_INT128_MAX ((dp_int128) (((dp_uint128) 1 << 127) - 1))
 #define DP_INT128_MIN (-DP_INT128_MAX - 1)

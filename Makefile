@@ -1,0 +1,44 @@
+# dp_stream: PGXS build, plus the project's test, demo and bench entry points.
+
+EXTENSION = dp_stream
+DATA = sql/dp_stream--0.1.0.sql
+MODULE_big = dp_stream
+
+CORE_SOURCES = $(wildcard src/core/*.c)
+PG_SOURCES = $(wildcard src/pg/*.c)
+OBJS = $(CORE_SOURCES:.c=.o) $(PG_SOURCES:.c=.o)
+
+# libsodium must be linked through MODULE_big + SHLIB_LINK (MODULES ignores it)
+SHLIB_LINK = -lsodium
+PG_CPPFLAGS = -Isrc/core
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+            -Wno-sign-compare -Wno-implicit-fallthrough -Wno-cast-function-type \
+            -Wno-clobbered
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# C unit tests of src/core, built without PostgreSQL
+UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc/core
+UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
+
+test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(wildcard src/core/*.h) test/unit/tap.h
+	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) -o $@ $< $(CORE_SOURCES) -lsodium -lm
+
+unit: $(UNIT_TESTS)
+
+.PHONY: unit test demo bench setup
+setup:
+	scripts/setup.sh
+
+test:
+	scripts/test.sh
+
+demo:
+	scripts/demo.sh
+
+bench:
+	bench/run.sh
+
+EXTRA_CLEAN = $(UNIT_TESTS) results regression.diffs regression.out

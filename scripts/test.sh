@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test: C unit tests (TAP), pg_regress and pgTAP (pg_prove) in a
+# throwaway cluster.  Ends with "N passed, N failed"; exits non-zero on any
+# failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh || exit 1
+. scripts/cluster.sh
+
+passed=0
+failed=0
+log_dir=$(mktemp -d "${TMPDIR:-/tmp}/dp_stream_test_logs.XXXXXX")
+
+# count TAP lines of one run; a non-zero exit with no "not ok" still fails
+count_tap() {
+  local output=$1 status=$2 name=$3 ok not_ok
+  ok=$(grep -cE '^[[:space:]]*ok [0-9]+' "$output")
+  not_ok=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$output")
+  passed=$((passed + ok))
+  failed=$((failed + not_ok))
+  if [ "$status" -ne 0 ] && [ "$not_ok" -eq 0 ]; then
+    echo "FAILED: $name exited with status $status"
+    failed=$((failed + 1))
+  fi
+  grep -E '^[[:space:]]*not ok' "$output" | sed "s|^|$name: |"
+}
+
+echo "== build"
+make -s 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "== C unit tests (src/core)"
+make -s unit || { echo "0 passed, 1 failed"; exit 1; }
+for binary in test/unit/test_*.bin; do
+  name=$(basename "$binary" .bin)
+  "$binary" >"$log_dir/$name.tap" 2>&1
+  status=$?
+  count_tap "$log_dir/$name.tap" "$status" "$name"
+  echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
+done
+
+echo "== install into a throwaway cluster"
+dp_install_extension
+dp_cluster_start || { echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+
+echo "== pg_regress"
+regress_tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
+pg_regress=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
+rm -rf results regression.diffs regression.out
+$pg_regress --inputdir=. --outputdir=. --bindir="$DP_PG_BIN" --host="$PGHOST" \
+  --port="$PGPORT" --user=postgres --dbname=dp_stream_regress $regress_tests \
+  >"$log_dir/regress.out" 2>&1
+regress_status=$?
+cat "$log_dir/regress.out" | grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' | sed 's/^/  /'
+r_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/regress.out")
+r_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/regress.out")
+passed=$((passed + r_ok))
+failed=$((failed + r_fail))
+if [ "$regress_status" -ne 0 ]; then
+  [ "$r_fail" -eq 0 ] && failed=$((failed + 1))
+  [ -f regression.diffs ] && head -100 regression.diffs
+fi
+
+echo "== pgTAP"
+createdb dp_stream_tap
+psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
+pg_prove --verbose -d dp_stream_tap test/pgtap/*.sql >"$log_dir/pgtap.out" 2>&1
+count_tap "$log_dir/pgtap.out" $? pgtap
+grep -E '^test/|^Result' "$log_dir/pgtap.out" | sed 's/^/  /'
+
+dp_cluster_stop
+rm -rf "$log_dir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,169 @@
+/*
+ * dp_count_agg.c
+ *		The dp_count and dp_count_state aggregates.
+ *
+ * The transition function pushes one time step per row and is the only place
+ * noise is drawn.  The final functions are read-only: in window mode
+ * PostgreSQL calls them once per row, or once per group of peer rows, on the
+ * same state, and they must return the same release each time.
+ */
+#include "dp_stream.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(dp_count_transition_int8);
+PG_FUNCTION_INFO_V1(dp_count_transition_int4);
+PG_FUNCTION_INFO_V1(dp_count_transition_float8);
+PG_FUNCTION_INFO_V1(dp_count_final);
+PG_FUNCTION_INFO_V1(dp_count_state_final);
+
+typedef struct CountAggState
+{
+	dp_mechanism mechanism;		/* to refuse a mechanism that changes mid-stream */
+	dp_counter *counter;
+} CountAggState;
+
+/*
+ * Without an inverse transition, PostgreSQL restarts the aggregate for every
+ * row of a frame whose start moves, which would draw fresh noise for steps
+ * already released and multiply the privacy loss.  Refuse such frames.
+ */
+static void
+check_window_frame(FunctionCallInfo fcinfo)
+{
+	WindowAggState *window;
+
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, WindowAggState))
+		return;
+	window = (WindowAggState *) fcinfo->context;
+	if (!(window->frameOptions & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
+		(window->frameOptions & FRAMEOPTION_EXCLUSION))
+		ereport(ERROR,
+				(errcode(ERRCODE_WINDOWING_ERROR),
+				 errmsg("dp_stream aggregates need a window frame that starts at UNBOUNDED PRECEDING and excludes nothing"),
+				 errdetail("A frame whose start moves would restart the aggregate and draw new noise for time steps already released."),
+				 errhint("Use the default frame, or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.")));
+}
+
+static CountAggState *
+start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
+{
+	const dp_mechanism *mechanism;
+	CountAggState *state;
+	const char *field = NULL;
+	dp_status	status;
+
+	check_window_frame(fcinfo);
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_stream mechanism must not be null"),
+				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365).")));
+	mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(2));
+
+	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
+	state->mechanism = *mechanism;
+	state->counter = MemoryContextAlloc(aggregate_context, dp_counter_size(mechanism));
+	status = dp_counter_start(state->counter, mechanism, dp_backend_random(), &field);
+	if (status != DP_OK)
+		dp_report_status(status, field, mechanism);
+	return state;
+}
+
+static Datum
+count_transition(FunctionCallInfo fcinfo, int64 (*read_value) (FunctionCallInfo, CountAggState *))
+{
+	MemoryContext aggregate_context;
+	CountAggState *state;
+	dp_status	status;
+
+	if (!AggCheckCallContext(fcinfo, &aggregate_context))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp_count transition function called in a non-aggregate context")));
+
+	if (PG_ARGISNULL(0))
+		state = start_state(fcinfo, aggregate_context);
+	else
+	{
+		state = (CountAggState *) PG_GETARG_POINTER(0);
+		if (PG_ARGISNULL(2) ||
+			memcmp(dp_mechanism_from_datum(PG_GETARG_DATUM(2)), &state->mechanism,
+				   sizeof(dp_mechanism)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("dp_stream mechanism changed within a stream"),
+					 errdetail("Every row of one stream must use the same mechanism."),
+					 errhint("Pass a constant mechanism, or a column that is constant within each partition.")));
+	}
+
+	/* a NULL value is a time step that contributes nothing */
+	status = dp_counter_push(state->counter,
+							 PG_ARGISNULL(1) ? 0 : read_value(fcinfo, state),
+							 dp_backend_random());
+	if (status != DP_OK)
+		dp_report_status(status, NULL, &state->mechanism);
+	PG_RETURN_POINTER(state);
+}
+
+static int64
+read_int8(FunctionCallInfo fcinfo, CountAggState *state)
+{
+	(void) state;
+	return PG_GETARG_INT64(1);
+}
+
+static int64
+read_int4(FunctionCallInfo fcinfo, CountAggState *state)
+{
+	(void) state;
+	return PG_GETARG_INT32(1);
+}
+
+static int64
+read_float8(FunctionCallInfo fcinfo, CountAggState *state)
+{
+	return dp_counter_value_from_double(state->counter, PG_GETARG_FLOAT8(1));
+}
+
+Datum
+dp_count_transition_int8(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, read_int8);
+}
+
+Datum
+dp_count_transition_int4(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, read_int4);
+}
+
+Datum
+dp_count_transition_float8(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, read_float8);
+}
+
+Datum
+dp_count_final(PG_FUNCTION_ARGS)
+{
+	CountAggState *state;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (CountAggState *) PG_GETARG_POINTER(0);
+	PG_RETURN_INT64(dp_counter_release(state->counter));
+}
+
+Datum
+dp_count_state_final(PG_FUNCTION_ARGS)
+{
+	CountAggState *state;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (CountAggState *) PG_GETARG_POINTER(0);
+	PG_RETURN_DATUM(dp_counter_to_datum(state->counter));
+}

@@ -1,0 +1,81 @@
+/*
+ * dp_errors.c
+ *		Turns core statuses into PostgreSQL errors with SQLSTATEs and hints.
+ */
+#include "dp_stream.h"
+
+void
+dp_report_status(dp_status status, const char *field, const dp_mechanism *mechanism)
+{
+	switch (status)
+	{
+		case DP_ERROR_EPSILON:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("epsilon must be between 2^-40 and %g",
+							DP_EPSILON_MAX),
+					 mechanism ? errdetail("epsilon was %g.", mechanism->epsilon) : 0,
+					 errhint("Epsilon is the privacy loss per stream; typical values lie "
+							 "between 0.1 and 2.")));
+			break;
+		case DP_ERROR_HORIZON:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("horizon must be between 1 and 2^62"),
+					 mechanism ? errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon) : 0,
+					 errhint("The horizon is the largest number of time steps the stream "
+							 "may have.")));
+			break;
+		case DP_ERROR_MAX_PER_STEP:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_per_step must be between 1 and 2^50"),
+					 mechanism ? errdetail("max_per_step was " INT64_FORMAT ".",
+										   mechanism->max_per_step) : 0,
+					 errhint("max_per_step is the largest count one time step may "
+							 "contribute; larger values are clamped to it.")));
+			break;
+		case DP_ERROR_KIND:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown dp_stream mechanism")));
+			break;
+		case DP_ERROR_HORIZON_EXCEEDED:
+			{
+				const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("%s mechanism horizon of " INT64_FORMAT " time steps exceeded",
+								kind ? kind->name : "bounded", mechanism->horizon),
+						 errdetail("A T-bounded mechanism cannot release time step T + 1 "
+								   "without losing its privacy guarantee."),
+						 errhint("Declare a larger horizon, or use an unbounded mechanism "
+								 "(the hybrid mechanism, dp_hybrid).")));
+			}
+			break;
+		case DP_ERROR_FORMAT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid dp_stream parameter \"%s\"", field ? field : "?")));
+			break;
+		case DP_OK:
+			break;
+	}
+	elog(ERROR, "unexpected dp_stream status %d", (int) status);
+}
+
+void
+dp_report_parse_error(const char *type_name, const char *input,
+					  const dp_parse_error *error, bool binary)
+{
+	if (binary)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary representation of type %s", type_name),
+				 errdetail("Field \"%s\": %s.", error->field, error->problem)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type %s: \"%s\"", type_name, input),
+			 errdetail("Field \"%s\": %s.", error->field, error->problem)));
+}

@@ -1,0 +1,40 @@
+/*
+ * dp_stream.h
+ *		Declarations shared by the PostgreSQL glue files.
+ */
+#ifndef DP_STREAM_PG_H
+#define DP_STREAM_PG_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "dp_counter.h"
+
+/* The noise source of this backend (dp_stream.c). */
+extern dp_random *dp_backend_random(void);
+
+/* ereport(ERROR) for a core status; `what` names the SQL object involved. */
+extern void dp_report_status(dp_status status, const char *field,
+							 const dp_mechanism *mechanism) pg_attribute_noreturn();
+extern void dp_report_parse_error(const char *type_name, const char *input,
+								  const dp_parse_error *error, bool binary) pg_attribute_noreturn();
+
+/* dp_mechanism SQL type: a version byte then the core struct. */
+typedef struct DpMechanismDatum
+{
+	int32		vl_len_;
+	uint8		version;
+	uint8		reserved[7];
+	dp_mechanism mechanism;
+} DpMechanismDatum;
+
+#define DP_MECHANISM_DATUM_VERSION 1
+
+extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
+extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
+
+/* dp_counter SQL type: a varlena holding the core's binary form. */
+extern dp_counter *dp_counter_from_datum(Datum datum);
+extern Datum dp_counter_to_datum(const dp_counter *counter);
+
+#endif							/* DP_STREAM_PG_H */
