@@ -19,6 +19,14 @@ count_tap() {
   not_ok=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$output")
   passed=$((passed + ok))
   failed=$((failed + not_ok))
+  # tests a plan announced but a crash or error kept from running
+  local unrun
+  unrun=$(sed -nE 's/.*You planned ([0-9]+) tests? but ran ([0-9]+).*/\1 \2/p' "$output" |
+          awk '{ if ($1 > $2) s += $1 - $2 } END { print s + 0 }')
+  if [ "$unrun" -gt 0 ]; then
+    echo "FAILED: $name: $unrun planned tests did not run"
+    failed=$((failed + unrun))
+  fi
   if [ "$status" -ne 0 ] && [ "$not_ok" -eq 0 ]; then
     echo "FAILED: $name exited with status $status"
     failed=$((failed + 1))
@@ -65,8 +73,10 @@ echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
 pg_prove --verbose -d dp_stream_tap test/pgtap/*.sql >"$log_dir/pgtap.out" 2>&1
-count_tap "$log_dir/pgtap.out" $? pgtap
+pgtap_status=$?
+count_tap "$log_dir/pgtap.out" $pgtap_status pgtap
 grep -E '^test/|^Result' "$log_dir/pgtap.out" | sed 's/^/  /'
+[ "$pgtap_status" -ne 0 ] && grep -E 'ERROR|Dubious|# ' "$log_dir/pgtap.out" | head -40
 
 dp_cluster_stop
 rm -rf "$log_dir"
