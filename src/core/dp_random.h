@@ -29,6 +29,8 @@ typedef struct dp_random
 	uint64_t	block_counter;	/* next ChaCha20 block to generate */
 	size_t		available;		/* unread bytes at the end of buffer */
 	bool		keyed;			/* false until one of the init functions ran */
+	uint64_t	bit_pool;		/* unused random bits for fair coins */
+	int			bits_left;
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
 
@@ -41,6 +43,9 @@ extern void dp_random_wipe(dp_random *rng);
 
 extern void dp_random_bytes(dp_random *rng, void *out, size_t length);
 extern uint64_t dp_random_uint64(dp_random *rng);
+extern uint32_t dp_random_uint32(dp_random *rng);
+/* One fair bit. */
+extern int	dp_random_bit(dp_random *rng);
 
 /* Uniform on [0, bound), exactly (rejection sampling); bound must be > 0. */
 extern uint64_t dp_random_below(dp_random *rng, uint64_t bound);

@@ -12,8 +12,6 @@
  */
 #include "dp_stream.h"
 
-#include <unistd.h>
-
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -68,7 +66,8 @@ dp_backend_random(void)
 {
 	BackendRandom *state = &backend_random;
 	bool		want_seed = seed_setting != NULL && seed_setting[0] != '\0';
-	pid_t		self = getpid();
+	/* MyProcPid is set right after fork: a fork check without a system call */
+	pid_t		self = MyProcPid;
 
 	if (!state->library_ready)
 	{

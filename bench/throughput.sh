@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Throughput: the same window query with dp_count and with sum(), in the same
+# run, interleaved, several repetitions; ratio of medians.  Also the stored
+# size of a dp_counter.  Runs in a throwaway cluster.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p bench/out
+scripts/setup.sh
+make -s
+. scripts/cluster.sh
+dp_install_extension
+dp_cluster_start
+
+rows=${BENCH_ROWS:-10000000}
+partitions=${BENCH_PARTITIONS:-100000}
+reps=${BENCH_REPS:-5}
+if [ -n "${BENCH_QUICK:-}" ]; then rows=200000; partitions=2000; reps=3; fi
+
+psql -X -q -v ON_ERROR_STOP=1 <<SQL
+CREATE EXTENSION dp_stream;
+CREATE TABLE one_stream AS SELECT g::bigint AS t, (hashint8(g) & 1)::bigint AS x
+  FROM generate_series(1, $rows) g ORDER BY g;
+CREATE INDEX ON one_stream (t);
+CREATE TABLE many_streams AS SELECT k, t, (hashint8(k * 1000 + t) & 1)::bigint AS x
+  FROM generate_series(1, $partitions) k, generate_series(1, 365) t ORDER BY k, t;
+CREATE INDEX ON many_streams (k, t);
+VACUUM ANALYZE;
+SQL
+
+# execution time in ms of a query, from EXPLAIN ANALYZE (no per-node timing)
+run_ms() {
+  psql -X -At -c "SET max_parallel_workers_per_gather = 0; SET enable_sort = off;
+                  EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1" |
+    grep -o '"Execution Time": [0-9.]*' | awk '{print $3}'
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+bench_pair() {
+  local label=$1 plain=$2 private=$3 p d
+  : >bench/out/plain.ms; : >bench/out/private.ms
+  run_ms "$plain" >/dev/null; run_ms "$private" >/dev/null   # warm the cache
+  for i in $(seq "$reps"); do
+    run_ms "$plain" >>bench/out/plain.ms
+    run_ms "$private" >>bench/out/private.ms
+  done
+  p=$(median <bench/out/plain.ms); d=$(median <bench/out/private.ms)
+  printf '%-40s %12.0f %12.0f %8.3f\n' "$label" "$p" "$d" "$(echo "$d / $p" | bc -l)"
+  printf '"%s" %s %s\n' "$label" "$p" "$d" >>bench/out/throughput.dat
+}
+
+: >bench/out/throughput.dat
+{
+  echo "Throughput, median of $reps interleaved runs (ms), same server, same plan"
+  printf '%-40s %12s %12s %8s\n' "query" "sum()" "dp_count" "ratio"
+  bench_pair "1 stream x $rows rows" \
+    "SELECT count(c) FROM (SELECT sum(x) OVER (ORDER BY t) c FROM one_stream) s" \
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, $rows)) OVER (ORDER BY t) c FROM one_stream) s"
+  bench_pair "$partitions streams x 365 rows" \
+    "SELECT count(c) FROM (SELECT sum(x) OVER (PARTITION BY k ORDER BY t) c FROM many_streams) s" \
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, 365)) OVER (PARTITION BY k ORDER BY t) c FROM many_streams) s"
+  echo
+  echo "Stored size of a dp_counter (pg_column_size, bytes)"
+  psql -X -At -F ' ' -c "SELECT 'T = 2^20', pg_column_size(dp_count_state(1, dp_binary(1, 1048576)))
+                         UNION ALL SELECT 'T = 2^40', pg_column_size(dp_count_state(1, dp_binary(1, 1099511627776)))
+                         UNION ALL SELECT 'T = 2^62', pg_column_size(dp_count_state(1, dp_binary(1, 4611686018427387904)))"
+} | tee bench/out/throughput.txt
+
+gnuplot <<'PLOT'
+set terminal pngcairo size 800,450 noenhanced
+set output 'bench/out/throughput.png'
+set title 'Window query time: sum() vs dp_count(dp_binary)'
+set ylabel 'milliseconds (median)'
+set style data histograms
+set style fill solid 0.8
+set boxwidth 0.9
+set key top left
+plot 'bench/out/throughput.dat' using 2:xtic(1) title 'sum()', '' using 3 title 'dp_count'
+PLOT
+echo "wrote bench/out/throughput.png"
