@@ -31,7 +31,16 @@ test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(wildcard src/core/*.h) test/uni
 
 unit: $(UNIT_TESTS)
 
-.PHONY: unit test demo bench setup
+# the unit tests under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer
+unit-sanitize:
+	@for t in $(wildcard test/unit/test_*.c); do \
+	  clang -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer -Isrc/core -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
+	  $${t%.c}.asan > $${t%.c}.asan.log 2>&1; status=$$?; \
+	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \
+	  if [ $$status -ne 0 ]; then tail -30 $${t%.c}.asan.log; exit 1; fi; done
+
+.PHONY: unit unit-sanitize test demo bench setup
 setup:
 	scripts/setup.sh
 
@@ -44,4 +53,4 @@ demo:
 bench:
 	bench/run.sh
 
-EXTRA_CLEAN = $(UNIT_TESTS) results regression.diffs regression.out
+EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log results regression.diffs regression.out
