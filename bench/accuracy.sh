@@ -14,6 +14,7 @@ set output 'bench/out/accuracy_by_t.png'
 set title 'Binary mechanism, T = 1024, epsilon = 1: RMSE of the release at each t'
 set xlabel 't'
 set ylabel 'root mean squared error'
+set xrange [0:1024]
 set key top left
 plot 'bench/out/accuracy_by_t.dat' using 1:2 with lines lc rgb '#999999' title 'empirical', \
      '' using 1:3 with lines lw 2 lc rgb '#c0392b' title 'theory: sqrt(popcount(t) Var)'
