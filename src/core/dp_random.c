@@ -103,18 +103,24 @@ dp_random_bytes(dp_random *rng, void *out, size_t length)
  * anyone able to read this process's memory could read the states anyway.
  * Re-keying and dp_random_wipe erase everything.
  */
+static inline void
+take(dp_random *rng, void *out, size_t length)
+{
+	if (rng->available >= length)
+	{
+		memcpy(out, rng->buffer + (sizeof(rng->buffer) - rng->available), length);
+		rng->available -= length;
+	}
+	else
+		dp_random_bytes(rng, out, length);
+}
+
 uint64_t
 dp_random_uint64(dp_random *rng)
 {
 	uint64_t	value;
 
-	if (rng->available >= sizeof(value))
-	{
-		memcpy(&value, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(value));
-		rng->available -= sizeof(value);
-		return value;
-	}
-	dp_random_bytes(rng, &value, sizeof(value));
+	take(rng, &value, sizeof(value));
 	return value;
 }
 
@@ -123,13 +129,7 @@ dp_random_uint32(dp_random *rng)
 {
 	uint32_t	value;
 
-	if (rng->available >= sizeof(value))
-	{
-		memcpy(&value, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(value));
-		rng->available -= sizeof(value);
-		return value;
-	}
-	dp_random_bytes(rng, &value, sizeof(value));
+	take(rng, &value, sizeof(value));
 	return value;
 }
 

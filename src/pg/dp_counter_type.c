@@ -158,10 +158,6 @@ dp_counter_error_bound_sql(PG_FUNCTION_ARGS)
 	dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
 	double		confidence = PG_GETARG_FLOAT8(1);
 
-	if (!(confidence > 0.0 && confidence < 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("confidence must be strictly between 0 and 1"),
-				 errdetail("confidence was %g.", confidence)));
+	dp_check_confidence(confidence);
 	PG_RETURN_FLOAT8(dp_counter_error_bound(counter, confidence));
 }

@@ -79,3 +79,13 @@ dp_report_parse_error(const char *type_name, const char *input,
 			 errmsg("invalid input syntax for type %s: \"%s\"", type_name, input),
 			 errdetail("Field \"%s\": %s.", error->field, error->problem)));
 }
+
+void
+dp_check_confidence(double confidence)
+{
+	if (!(confidence > 0.0 && confidence < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("confidence must be strictly between 0 and 1"),
+				 errdetail("confidence was %g.", confidence)));
+}

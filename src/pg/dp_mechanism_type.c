@@ -155,11 +155,7 @@ dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
 	const char *field = NULL;
 	dp_status	status;
 
-	if (!(confidence > 0.0 && confidence < 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("confidence must be strictly between 0 and 1"),
-				 errdetail("confidence was %g.", confidence)));
+	dp_check_confidence(confidence);
 	status = dp_mechanism_error_bound(mechanism, steps, confidence, &bound, &field);
 	if (status == DP_ERROR_HORIZON_EXCEEDED)
 		ereport(ERROR,

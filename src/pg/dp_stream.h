@@ -16,6 +16,8 @@ extern dp_random *dp_backend_random(void);
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
 extern void dp_report_status(dp_status status, const char *field,
 							 const dp_mechanism *mechanism) pg_attribute_noreturn();
+/* Raises 22023 unless 0 < confidence < 1. */
+extern void dp_check_confidence(double confidence);
 extern void dp_report_parse_error(const char *type_name, const char *input,
 								  const dp_parse_error *error, bool binary) pg_attribute_noreturn();
 
