@@ -71,6 +71,7 @@ set terminal pngcairo size 800,450 noenhanced
 set output 'bench/out/throughput.png'
 set title 'Window query time: sum() vs dp_count(dp_binary)'
 set ylabel 'milliseconds (median)'
+set yrange [0:*]
 set style data histograms
 set style fill solid 0.8
 set boxwidth 0.9
