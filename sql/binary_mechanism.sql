@@ -66,6 +66,16 @@ UPDATE stored SET s = dp_push(s, 2);
 SELECT dp_steps(s), dp_estimate(s) FROM stored;
 SELECT dp_push(NULL::dp_counter, 1) IS NULL AS null_state_stays_null;
 SELECT dp_steps(dp_push(s, NULL::bigint)) AS null_value_is_a_step FROM stored;
+-- the float8 overload: any double is a step, NaN and infinities included
+SELECT dp_steps(dp_push(dp_push(dp_push(dp_count_state(v, dp_binary(1, 9)), 1.5::float8), 'NaN'::float8), '-Infinity'::float8)) AS float_steps
+FROM generate_series(1, 4) v;
+SELECT dp_steps(dp_count_state(v::float8, dp_binary(1, 9))) AS float8_state_steps,
+       dp_steps(dp_count_state(v::int, dp_binary(1, 9))) AS int4_state_steps
+FROM generate_series(1, 5) v;
+SET dp_stream.seed = 'float push';
+SELECT dp_estimate(dp_push(dp_count_state(v, dp_binary(1, 9, 3)), 2.5::float8)) AS pushed_float FROM generate_series(1, 2) v;
+SET dp_stream.seed = 'float push';
+SELECT dp_estimate(dp_push(dp_count_state(v, dp_binary(1, 9, 3)), 2::bigint)) AS pushed_rounded_int FROM generate_series(1, 2) v;
 
 -- the horizon: step T + 1 is refused, naming T and the unbounded alternative
 SELECT dp_count(1, dp_binary(1.0, 3)) FROM generate_series(1, 4);

@@ -41,9 +41,8 @@ dp_counter_size(const dp_mechanism *mechanism)
 	return sizeof(dp_counter) + sizeof(dp_int128) * (size_t) kind->node_count(mechanism);
 }
 
-/* Everything but the nodes; shared by start and deserialization. */
-static dp_status
-prepare(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
+dp_status
+dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
 {
 	dp_status	status = dp_mechanism_validate(mechanism, field);
 	const dp_counter_kind *kind;
@@ -70,7 +69,7 @@ dp_status
 dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism, dp_random *rng,
 				 const char **field)
 {
-	dp_status	status = prepare(counter, mechanism, field);
+	dp_status	status = dp_counter_prepare(counter, mechanism, field);
 
 	if (status != DP_OK)
 		return status;
@@ -137,7 +136,7 @@ dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps, double co
 						 double *bound, const char **field)
 {
 	dp_counter	header;			/* no nodes are needed to count noise terms */
-	dp_status	status = prepare(&header, mechanism, field);
+	dp_status	status = dp_counter_prepare(&header, mechanism, field);
 
 	if (status != DP_OK)
 		return status;
@@ -149,14 +148,4 @@ dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps, double co
 	header.steps = steps;
 	*bound = dp_counter_error_bound(&header, confidence);
 	return DP_OK;
-}
-
-/* Exposed to the codec only. */
-dp_status	dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism,
-							   const char **field);
-
-dp_status
-dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
-{
-	return prepare(counter, mechanism, field);
 }

@@ -69,6 +69,13 @@ struct dp_counter
 extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
 
+/*
+ * Fills everything but the nodes (validation, noise scale, step 0); for the
+ * state codec and for bounds computed without a state.
+ */
+extern dp_status dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism,
+									const char **field);
+
 /* Bytes needed for a counter of this (validated) mechanism. */
 extern size_t dp_counter_size(const dp_mechanism *mechanism);
 

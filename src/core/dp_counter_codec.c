@@ -24,9 +24,6 @@
 
 #define HEADER_BYTES 48
 
-extern dp_status dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism,
-									const char **field);
-
 static void
 put_u64(unsigned char *out, uint64_t value)
 {

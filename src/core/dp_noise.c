@@ -179,7 +179,7 @@ log_choose(double n, int i)
  * Every term is positive, so the log-space sum loses no precision.
  */
 static void
-log_alpha_coefficients(double one_minus_q, double log_q, int k, double *log_alpha)
+log_alpha_coefficients(double log_q, int k, double *log_alpha)
 {
 	double		log_one_minus_q2 = log(-expm1(2.0 * log_q));
 	double		log_r = 2.0 * log_q - log_one_minus_q2;
@@ -201,7 +201,6 @@ log_alpha_coefficients(double one_minus_q, double log_q, int k, double *log_alph
 		}
 		log_alpha[k - m] = log_h;	/* alpha_j = h_{k-j} */
 	}
-	(void) one_minus_q;
 }
 
 double
@@ -222,7 +221,7 @@ dp_discrete_laplace_sum_upper_tail(const dp_scale *scale, int terms, double thre
 
 	geometric_parameter(scale, &one_minus_q, &log_q);
 	log_one_minus_q = log(one_minus_q);
-	log_alpha_coefficients(one_minus_q, log_q, terms, log_alpha);
+	log_alpha_coefficients(log_q, terms, log_alpha);
 
 	for (int j = 1; j <= terms; j++)
 	{

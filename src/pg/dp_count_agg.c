@@ -73,7 +73,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 }
 
 static Datum
-count_transition(FunctionCallInfo fcinfo, int64 (*read_value) (FunctionCallInfo, CountAggState *))
+count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 {
 	MemoryContext aggregate_context;
 	CountAggState *state;
@@ -99,51 +99,30 @@ count_transition(FunctionCallInfo fcinfo, int64 (*read_value) (FunctionCallInfo,
 					 errhint("Pass a constant mechanism, or a column that is constant within each partition.")));
 	}
 
-	/* a NULL value is a time step that contributes nothing */
 	status = dp_counter_push(state->counter,
-							 PG_ARGISNULL(1) ? 0 : read_value(fcinfo, state),
+							 dp_step_value(fcinfo, 1, value_type, state->counter),
 							 dp_backend_random());
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &state->mechanism);
 	PG_RETURN_POINTER(state);
 }
 
-static int64
-read_int8(FunctionCallInfo fcinfo, CountAggState *state)
-{
-	(void) state;
-	return PG_GETARG_INT64(1);
-}
-
-static int64
-read_int4(FunctionCallInfo fcinfo, CountAggState *state)
-{
-	(void) state;
-	return PG_GETARG_INT32(1);
-}
-
-static int64
-read_float8(FunctionCallInfo fcinfo, CountAggState *state)
-{
-	return dp_counter_value_from_double(state->counter, PG_GETARG_FLOAT8(1));
-}
-
 Datum
 dp_count_transition_int8(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, read_int8);
+	return count_transition(fcinfo, DP_VALUE_INT8);
 }
 
 Datum
 dp_count_transition_int4(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, read_int4);
+	return count_transition(fcinfo, DP_VALUE_INT4);
 }
 
 Datum
 dp_count_transition_float8(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, read_float8);
+	return count_transition(fcinfo, DP_VALUE_FLOAT8);
 }
 
 Datum

@@ -104,19 +104,16 @@ dp_counter_recv(PG_FUNCTION_ARGS)
 }
 
 static Datum
-push_value(FunctionCallInfo fcinfo, bool is_double)
+push_value(FunctionCallInfo fcinfo, DpValueType value_type)
 {
 	dp_counter *counter;
-	int64		value = 0;
 	dp_status	status;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
-	if (!PG_ARGISNULL(1))
-		value = is_double ? dp_counter_value_from_double(counter, PG_GETARG_FLOAT8(1))
-			: PG_GETARG_INT64(1);
-	status = dp_counter_push(counter, value, dp_backend_random());
+	status = dp_counter_push(counter, dp_step_value(fcinfo, 1, value_type, counter),
+							 dp_backend_random());
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &counter->mechanism);
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));
@@ -125,13 +122,13 @@ push_value(FunctionCallInfo fcinfo, bool is_double)
 Datum
 dp_counter_push_int8(PG_FUNCTION_ARGS)
 {
-	return push_value(fcinfo, false);
+	return push_value(fcinfo, DP_VALUE_INT8);
 }
 
 Datum
 dp_counter_push_float8(PG_FUNCTION_ARGS)
 {
-	return push_value(fcinfo, true);
+	return push_value(fcinfo, DP_VALUE_FLOAT8);
 }
 
 Datum

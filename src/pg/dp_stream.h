@@ -21,6 +21,22 @@ extern void dp_check_confidence(double confidence);
 extern void dp_report_parse_error(const char *type_name, const char *input,
 								  const dp_parse_error *error, bool binary) pg_attribute_noreturn();
 
+/* How a step value arrives from SQL. */
+typedef enum DpValueType
+{
+	DP_VALUE_INT8,
+	DP_VALUE_INT4,
+	DP_VALUE_FLOAT8
+} DpValueType;
+
+/*
+ * The value of one time step from argument `argno`: NULL is 0, a float8 is
+ * rounded and clamped (dp_counter_value_from_double); integers are clamped
+ * by dp_counter_push.
+ */
+extern int64 dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type,
+						   const dp_counter *counter);
+
 /* dp_mechanism SQL type: a version byte then the core struct. */
 typedef struct DpMechanismDatum
 {

@@ -55,7 +55,7 @@ test_reference_decomposition(void)
 
 		dp_counter_push(counter, value, &rng);
 		prefix[t] = prefix[t - 1] + clamped;
-		noise[level][t] = counter->nodes[level] + 0 - (prefix[t] - prefix[t - (1 << level)]);
+		noise[level][t] = counter->nodes[level] - (prefix[t] - prefix[t - (1 << level)]);
 		releases[t] = dp_counter_release(counter);
 	}
 	for (int t = 1; t <= T; t++)
