@@ -23,7 +23,7 @@ include $(PGXS)
 $(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # C unit tests of src/core, built without PostgreSQL
-UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc/core
+UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Isrc/core
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
 
 test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(wildcard src/core/*.h) test/unit/tap.h
@@ -34,7 +34,7 @@ unit: $(UNIT_TESTS)
 # the unit tests under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer
 unit-sanitize:
 	@for t in $(wildcard test/unit/test_*.c); do \
-	  clang -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	  clang -std=c11 -O1 -g -Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer -Isrc/core -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
 	  $${t%.c}.asan > $${t%.c}.asan.log 2>&1; status=$$?; \
 	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \

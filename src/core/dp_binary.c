@@ -29,100 +29,138 @@
  * changes afterwards, so releases at different steps are consistent with a
  * single set of node noises.
  */
-#include "dp_counter.h"
+#include "dp_binary_tree.h"
 
-static int
-level_count(int64_t horizon)
+/*
+ * With the pan-private option, an interval also gets a second, fresh noise
+ * term when it closes (seed 004 section 2.4.4).  Then whoever reads a stored
+ * state sees its open accumulators with one noise term each, and the
+ * releases made after that reading contain the other, so the state and all
+ * releases together are still epsilon-DP; without it, a stored accumulator
+ * and the later release of the same interval would differ by the exact sum
+ * of the steps in between.
+ */
+void
+dp_binary_tree_open(dp_counter *counter, int first, int levels, const dp_scale *scale,
+					dp_random *rng)
 {
-	return 64 - __builtin_clzll((uint64_t) horizon);	/* floor(log2 T) + 1 */
+	for (int level = 0; level < levels; level++)
+		counter->nodes[first + level] = dp_discrete_laplace(rng, scale) - counter->running_total;
+}
+
+void
+dp_binary_tree_push(dp_counter *counter, int first, int64_t step, const dp_scale *scale,
+					dp_random *rng)
+{
+	int			closing = __builtin_ctzll((uint64_t) step);
+	dp_int128  *nodes = counter->nodes + first;
+
+	/* levels below `closing` leave the decomposition (their bits clear) ... */
+	for (int level = 0; level < closing; level++)
+		counter->release -= nodes[level];
+
+	/* ... the interval ending at `step` on level `closing` joins it ... */
+	nodes[closing] += counter->running_total;
+	if (dp_counter_pan_private(counter))
+		nodes[closing] += dp_discrete_laplace(rng, scale);
+	counter->release += nodes[closing];
+
+	/* ... and each level below starts its next odd interval at step + 1. */
+	dp_binary_tree_open(counter, first, closing, scale, rng);
+}
+
+void
+dp_binary_tree_persist(const dp_counter *counter, int first, int levels, int64_t steps,
+					   dp_int128 *nodes)
+{
+	for (int level = 0; level < levels; level++)
+	{
+		int			closed = (steps >> level) & 1;
+
+		nodes[first + level] = counter->nodes[first + level] +
+			(closed ? 0 : counter->running_total);
+	}
+}
+
+dp_int128
+dp_binary_tree_release(const dp_counter *counter, int first, int levels, int64_t steps)
+{
+	dp_int128	release = 0;
+
+	for (int level = 0; level < levels; level++)
+		if ((steps >> level) & 1)
+			release += counter->nodes[first + level];
+	return release;
+}
+
+int64_t
+dp_binary_tree_noise_terms(const dp_counter *counter, int64_t steps)
+{
+	return (int64_t) __builtin_popcountll((uint64_t) steps) *
+		(dp_counter_pan_private(counter) ? 2 : 1);
 }
 
 static int
 binary_node_count(const dp_mechanism *mechanism)
 {
-	return level_count(mechanism->horizon);
+	return dp_level_count(mechanism->horizon);
 }
 
-static uint64_t
-binary_sensitivity(const dp_mechanism *mechanism)
-{
-	return (uint64_t) level_count(mechanism->horizon) * (uint64_t) mechanism->max_per_step;
-}
-
-/* Open a fresh interval at a level: its accumulator starts at the noise. */
+/* Each step lies in one interval per level: L1 sensitivity L N. */
 static void
-binary_open_level(dp_counter *counter, int level, dp_random *rng)
+binary_set_scales(dp_counter *counter)
 {
-	counter->nodes[level] = dp_discrete_laplace(rng, &counter->scale) - counter->running_total;
+	counter->scale = dp_counter_scale_for((uint64_t) counter->kind_nodes *
+										  (uint64_t) counter->mechanism.max_per_step,
+										  counter->mechanism.epsilon);
 }
 
 static void
 binary_start(dp_counter *counter, dp_random *rng)
 {
-	for (int level = 0; level < counter->node_count; level++)
-		binary_open_level(counter, level, rng);
+	dp_binary_tree_open(counter, 0, counter->kind_nodes, &counter->scale, rng);
 }
 
 static void
 binary_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	int64_t		step = counter->steps + 1;
-	int			closing = __builtin_ctzll((uint64_t) step);
-
 	counter->running_total += value;
-
-	/* levels below `closing` leave the decomposition (their bits clear) ... */
-	for (int level = 0; level < closing; level++)
-		counter->release -= counter->nodes[level];
-
-	/* ... the interval ending at `step` on level `closing` joins it ... */
-	counter->nodes[closing] += counter->running_total;
-	counter->release += counter->nodes[closing];
-
-	/* ... and each level below starts its next odd interval at step + 1. */
-	for (int level = 0; level < closing; level++)
-		binary_open_level(counter, level, rng);
-
-	counter->steps = step;
+	counter->steps++;
+	dp_binary_tree_push(counter, 0, counter->steps, &counter->scale, rng);
 }
 
 static void
 binary_persist(const dp_counter *counter, dp_int128 *nodes)
 {
-	for (int level = 0; level < counter->node_count; level++)
-	{
-		int			closed = (counter->steps >> level) & 1;
-
-		nodes[level] = counter->nodes[level] + (closed ? 0 : counter->running_total);
-	}
+	dp_binary_tree_persist(counter, 0, counter->kind_nodes, counter->steps, nodes);
 }
 
 static void
 binary_resume(dp_counter *counter)
 {
 	counter->running_total = 0;
-	counter->release = 0;
-	for (int level = 0; level < counter->node_count; level++)
-		if ((counter->steps >> level) & 1)
-			counter->release += counter->nodes[level];
+	counter->release = dp_binary_tree_release(counter, 0, counter->kind_nodes, counter->steps);
 }
 
 static int
-binary_noise_terms(const dp_counter *counter)
+binary_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
 {
-	return __builtin_popcountll((uint64_t) counter->steps);
+	groups[0].scale = counter->scale;
+	groups[0].terms = dp_binary_tree_noise_terms(counter, steps);
+	return 1;
 }
 
 const dp_counter_kind dp_binary_kind = {
 	.name = "binary",
 	.kind = DP_MECHANISM_BINARY,
 	.bounded = true,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
 	.validate = NULL,
 	.node_count = binary_node_count,
-	.sensitivity = binary_sensitivity,
+	.set_scales = binary_set_scales,
 	.start = binary_start,
 	.push = binary_push,
 	.persist = binary_persist,
 	.resume = binary_resume,
-	.noise_terms = binary_noise_terms,
+	.noise_groups = binary_noise_groups,
 };

@@ -8,9 +8,19 @@
 #include <string.h>
 
 extern const dp_counter_kind dp_binary_kind;
+extern const dp_counter_kind dp_simple_i_kind;
+extern const dp_counter_kind dp_simple_ii_kind;
+extern const dp_counter_kind dp_two_level_kind;
+extern const dp_counter_kind dp_hybrid_kind;
+extern const dp_counter_kind dp_ppcum_kind;
 
 static const dp_counter_kind *const all_kinds[] = {
 	&dp_binary_kind,
+	&dp_simple_i_kind,
+	&dp_simple_ii_kind,
+	&dp_two_level_kind,
+	&dp_hybrid_kind,
+	&dp_ppcum_kind,
 };
 
 #define KIND_COUNT (sizeof(all_kinds) / sizeof(all_kinds[0]))
@@ -33,12 +43,35 @@ dp_counter_kind_by_name(const char *name)
 	return NULL;
 }
 
-size_t
-dp_counter_size(const dp_mechanism *mechanism)
+dp_scale
+dp_counter_scale_for(uint64_t sensitivity, double epsilon)
+{
+	dp_scale	scale = {1, 1};
+
+	/* validation already checked both ranges, so this cannot fail */
+	(void) dp_scale_for(sensitivity, epsilon, &scale);
+	return scale;
+}
+
+/* The consistent release, when asked for, is kept in one node after the mechanism's. */
+static int
+total_node_count(const dp_mechanism *mechanism)
 {
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
-	return sizeof(dp_counter) + sizeof(dp_int128) * (size_t) kind->node_count(mechanism);
+	return kind->node_count(mechanism) + ((mechanism->flags & DP_FLAG_CONSISTENT) ? 1 : 0);
+}
+
+size_t
+dp_counter_size(const dp_mechanism *mechanism)
+{
+	return sizeof(dp_counter) + sizeof(dp_int128) * (size_t) total_node_count(mechanism);
+}
+
+int
+dp_counter_persisted_node_count(const dp_mechanism *mechanism)
+{
+	return total_node_count(mechanism);
 }
 
 dp_status
@@ -56,12 +89,10 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	counter->steps = 0;
 	counter->running_total = 0;
 	counter->release = 0;
-	counter->node_count = kind->node_count(mechanism);
-	if (dp_scale_for(kind->sensitivity(mechanism), mechanism->epsilon, &counter->scale) != DP_SCALE_OK)
-	{
-		*field = "epsilon";
-		return DP_ERROR_EPSILON;
-	}
+	counter->kind_nodes = kind->node_count(mechanism);
+	counter->node_count = total_node_count(mechanism);
+	counter->second_scale = counter->scale = (dp_scale) {1, 1};
+	kind->set_scales(counter);
 	return DP_OK;
 }
 
@@ -81,7 +112,7 @@ dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism, dp_random *
 dp_status
 dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	if (counter->kind->bounded && counter->steps >= counter->mechanism.horizon)
+	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
 		return DP_ERROR_HORIZON_EXCEEDED;
 
 	/* clamping bounds the sensitivity; it is silent because a notice would leak */
@@ -91,6 +122,21 @@ dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng)
 		value = counter->mechanism.max_per_step;
 
 	counter->kind->push(counter, value, rng);
+
+	/*
+	 * Consistent output (seed 004 section 3.1.1) uses only the previous
+	 * consistent release and the new release: post-processing, no privacy
+	 * cost.  Releases are integers already, so no rounding is needed.
+	 */
+	if (counter->mechanism.flags & DP_FLAG_CONSISTENT)
+	{
+		dp_int128  *previous = &counter->nodes[counter->kind_nodes];
+		dp_int128	increase = counter->release - *previous;
+
+		if (increase > 0)
+			*previous += increase < counter->mechanism.max_per_step ?
+				increase : counter->mechanism.max_per_step;
+	}
 	return DP_OK;
 }
 
@@ -108,27 +154,37 @@ dp_counter_value_from_double(const dp_counter *counter, double value)
 int64_t
 dp_counter_release(const dp_counter *counter)
 {
+	if (counter->mechanism.flags & DP_FLAG_CONSISTENT)
+		return dp_int128_to_int64_saturated(counter->nodes[counter->kind_nodes]);
 	return dp_int128_to_int64_saturated(counter->release);
 }
 
 int
-dp_counter_noise_terms(const dp_counter *counter)
+dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups)
 {
-	return counter->kind->noise_terms(counter);
+	return counter->kind->noise_groups(counter, counter->steps, groups);
 }
 
 double
 dp_counter_noise_variance(const dp_counter *counter)
 {
-	return dp_counter_noise_terms(counter) * dp_discrete_laplace_variance(&counter->scale);
+	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+	int			count = dp_counter_noise_groups(counter, groups);
+
+	return dp_noise_sum_variance(groups, count);
 }
 
+/*
+ * The interval is for the mechanism's own release.  A consistent release is
+ * post-processed from it and can lag behind it (see docs/mechanisms.md).
+ */
 double
 dp_counter_error_bound(const dp_counter *counter, double confidence)
 {
-	return dp_discrete_laplace_sum_half_width(&counter->scale,
-											  dp_counter_noise_terms(counter),
-											  confidence);
+	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+	int			count = dp_counter_noise_groups(counter, groups);
+
+	return dp_noise_sum_half_width(groups, count, confidence);
 }
 
 dp_status
@@ -140,7 +196,7 @@ dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps, double co
 
 	if (status != DP_OK)
 		return status;
-	if (steps < 0 || (header.kind->bounded && steps > mechanism->horizon))
+	if (steps < 0 || steps > (header.kind->bounded ? mechanism->horizon : DP_HORIZON_MAX))
 	{
 		*field = "steps";
 		return DP_ERROR_HORIZON_EXCEEDED;

@@ -35,12 +35,14 @@ typedef struct dp_counter_kind
 	const char *name;			/* as in the text form: "binary" */
 	dp_mechanism_kind kind;
 	bool		bounded;		/* needs a horizon; refuses step horizon + 1 */
+	bool		has_block;		/* takes a block size (two_level) */
+	uint32_t	accepted_flags; /* DP_FLAG_* options it supports */
 
 	/* Kind-specific checks beyond the common ones; *field names the culprit. */
 	dp_status	(*validate) (const dp_mechanism *mechanism, const char **field);
 	int			(*node_count) (const dp_mechanism *mechanism);
-	/* L1 sensitivity, in value units, of the vector of all noisy nodes */
-	uint64_t	(*sensitivity) (const dp_mechanism *mechanism);
+	/* Sets counter->scale (and second_scale if used); validation ensured range. */
+	void		(*set_scales) (dp_counter *counter);
 
 	/* Fresh state at step 0 (may draw the noise of nodes that open at once). */
 	void		(*start) (dp_counter *counter, dp_random *rng);
@@ -50,8 +52,13 @@ typedef struct dp_counter_kind
 	void		(*persist) (const dp_counter *counter, dp_int128 *nodes);
 	/* Rebuild caches after nodes were loaded in persisted form. */
 	void		(*resume) (dp_counter *counter);
-	/* Number of independent noise terms (all of counter->scale) in the release. */
-	int			(*noise_terms) (const dp_counter *counter);
+	/*
+	 * The independent noise terms in the release after `steps` steps, as
+	 * groups of equal scale; returns the number of groups (at most
+	 * DP_NOISE_GROUPS_MAX).  Depends on public inputs only.
+	 */
+	int			(*noise_groups) (const dp_counter *counter, int64_t steps,
+								 dp_noise_group *groups);
 } dp_counter_kind;
 
 struct dp_counter
@@ -59,12 +66,30 @@ struct dp_counter
 	dp_mechanism mechanism;
 	const dp_counter_kind *kind;
 	dp_scale	scale;			/* noise scale of one node */
+	dp_scale	second_scale;	/* a second scale, for mechanisms that mix two */
 	int64_t		steps;			/* time steps consumed */
 	dp_int128	running_total;	/* raw sum since start or resume; never persisted */
 	dp_int128	release;		/* current noisy running count */
-	int			node_count;
+	int			kind_nodes;		/* nodes owned by the mechanism */
+	int			node_count;		/* kind_nodes, plus one for consistent output */
 	dp_int128	nodes[];
 };
+
+/* The scale for sensitivity / epsilon, for set_scales (ranges already checked). */
+extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
+
+/* floor(log2(x)) + 1 for x >= 1: the levels of a tree over x leaves */
+static inline int
+dp_level_count(int64_t x)
+{
+	return 64 - __builtin_clzll((uint64_t) x);
+}
+
+static inline bool
+dp_counter_pan_private(const dp_counter *counter)
+{
+	return (counter->mechanism.flags & DP_FLAG_PAN_PRIVATE) != 0;
+}
 
 extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
@@ -78,6 +103,8 @@ extern dp_status dp_counter_prepare(dp_counter *counter, const dp_mechanism *mec
 
 /* Bytes needed for a counter of this (validated) mechanism. */
 extern size_t dp_counter_size(const dp_mechanism *mechanism);
+/* Nodes in the persisted form (the mechanism's, plus the consistent release). */
+extern int	dp_counter_persisted_node_count(const dp_mechanism *mechanism);
 
 /* Initialises storage of dp_counter_size() bytes; validates the mechanism. */
 extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism,
@@ -90,7 +117,8 @@ extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *
 extern int64_t dp_counter_value_from_double(const dp_counter *counter, double value);
 
 extern int64_t dp_counter_release(const dp_counter *counter);
-extern int	dp_counter_noise_terms(const dp_counter *counter);
+/* The noise of the release at the counter's current step. */
+extern int	dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups);
 extern double dp_counter_noise_variance(const dp_counter *counter);
 extern double dp_counter_error_bound(const dp_counter *counter, double confidence);
 
@@ -103,7 +131,7 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 										  const char **field);
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
-#define DP_COUNTER_FORMAT_VERSION 1
+#define DP_COUNTER_FORMAT_VERSION 2	/* version 1 (0.1.0) is still read */
 extern size_t dp_counter_serialized_size(const dp_counter *counter);
 extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);
 /* Reads the mechanism and node count so the caller can size the counter. */
@@ -112,7 +140,7 @@ extern dp_status dp_counter_peek(const unsigned char *data, size_t length,
 extern dp_status dp_counter_deserialize(const unsigned char *data, size_t length,
 										dp_counter *counter, dp_parse_error *error);
 
-/* Text form: v1 binary(epsilon=...,horizon=...,max_per_step=...) steps=3 nodes=[...] */
+/* Text form: v2 binary(epsilon=...,horizon=...,max_per_step=...) steps=3 nodes=[...] */
 extern size_t dp_counter_text_size(const dp_counter *counter);
 extern void dp_counter_to_text(const dp_counter *counter, char *buffer);
 

@@ -7,13 +7,17 @@
  * little-endian so that a state written on one machine is read on any other
  * and send/recv can use it unchanged.
  *
- * Binary layout, version 1:
+ * Binary layout, version 2:
  *   0  u8   format version       16 f64 epsilon
  *   1  u8   reserved (0)         24 i64 horizon
  *   2  u16  reserved (0)         32 i64 max_per_step
  *   4  i32  mechanism kind       40 i64 steps
- *   8  u32  flags                48 nodes, 16 bytes each, low half first
- *   12 u32  node count
+ *   8  u32  flags                48 i64 block
+ *   12 u32  node count           56 nodes, 16 bytes each, low half first
+ *
+ * Version 1 (dp_stream 0.1.0, Binary only) has no block field and its nodes
+ * start at 48; it is still read, so stored 0.1.0 states stay usable.  The
+ * consistent release, when that option is set, is the last node.
  */
 #include "dp_counter.h"
 
@@ -22,7 +26,14 @@
 
 #include "dp_text.h"
 
-#define HEADER_BYTES 48
+#define HEADER_BYTES_V1 48
+#define HEADER_BYTES 56
+
+static size_t
+header_bytes(int version)
+{
+	return version == 1 ? HEADER_BYTES_V1 : HEADER_BYTES;
+}
 
 static void
 put_u64(unsigned char *out, uint64_t value)
@@ -68,6 +79,8 @@ static void
 persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
 {
 	counter->kind->persist(counter, nodes);
+	for (int i = counter->kind_nodes; i < counter->node_count; i++)
+		nodes[i] = counter->nodes[i];
 }
 
 size_t
@@ -92,6 +105,7 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
 	put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
 	put_u64(out + 40, (uint64_t) counter->steps);
+	put_u64(out + 48, (uint64_t) counter->mechanism.block);
 
 	persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
@@ -111,10 +125,10 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	const char *field;
 	size_t		node_count;
 
-	if (length < HEADER_BYTES)
-		return fail(error, "length", "shorter than the state header");
-	if (data[0] != DP_COUNTER_FORMAT_VERSION)
+	if (length < 1 || (data[0] != 1 && data[0] != DP_COUNTER_FORMAT_VERSION))
 		return fail(error, "version", "unsupported state format version");
+	if (length < header_bytes(data[0]))
+		return fail(error, "length", "shorter than the state header");
 	if (data[1] != 0 || data[2] != 0 || data[3] != 0)
 		return fail(error, "reserved", "reserved header bytes are not zero");
 
@@ -125,14 +139,18 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	memcpy(&mechanism->epsilon, &epsilon_bits, sizeof(epsilon_bits));
 	mechanism->horizon = (int64_t) get_u64(data + 24);
 	mechanism->max_per_step = (int64_t) get_u64(data + 32);
+	if (data[0] == 1 && (mechanism->kind != DP_MECHANISM_BINARY || mechanism->flags != 0))
+		return fail(error, "kind", "version 1 states hold the plain Binary mechanism only");
+	if (data[0] != 1)
+		mechanism->block = (int64_t) get_u64(data + 48);
 
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
 
 	node_count = get_u32(data + 12);
-	if (node_count != (size_t) dp_counter_kind_by_id(mechanism->kind)->node_count(mechanism))
+	if (node_count != (size_t) dp_counter_persisted_node_count(mechanism))
 		return fail(error, "nodes", "node count does not match the mechanism");
-	if (length != HEADER_BYTES + 16 * node_count)
+	if (length != header_bytes(data[0]) + 16 * node_count)
 		return fail(error, "length", "length does not match the node count");
 	return DP_OK;
 }
@@ -142,7 +160,7 @@ check_steps(const dp_mechanism *mechanism, int64_t steps, dp_parse_error *error)
 {
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
-	if (steps < 0 || (kind->bounded && steps > mechanism->horizon))
+	if (steps < 0 || steps > (kind->bounded ? mechanism->horizon : DP_HORIZON_MAX))
 		return fail(error, "steps", "negative or beyond the horizon");
 	return DP_OK;
 }
@@ -172,18 +190,21 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
 	dp_status	status = dp_counter_peek(data, length, &mechanism, error);
 	size_t		node_count;
+	int64_t		steps;
 
 	if (status != DP_OK)
 		return status;
+	steps = (int64_t) get_u64(data + 40);
 	node_count = get_u32(data + 12);
+	data += header_bytes(data[0]);
 	for (size_t i = 0; i < node_count; i++)
 	{
-		uint64_t	low = get_u64(data + HEADER_BYTES + 16 * i);
-		uint64_t	high = get_u64(data + HEADER_BYTES + 16 * i + 8);
+		uint64_t	low = get_u64(data + 16 * i);
+		uint64_t	high = get_u64(data + 16 * i + 8);
 
 		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
 	}
-	return load(counter, &mechanism, (int64_t) get_u64(data + 40), nodes, error);
+	return load(counter, &mechanism, steps, nodes, error);
 }
 
 size_t
@@ -225,8 +246,8 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 	dp_status	status;
 
 	if (!dp_text_accept(&cursor, "v") || !dp_text_int64(&cursor, &version))
-		return fail(error, "version", "expected \"v1\" at the start");
-	if (version != DP_COUNTER_FORMAT_VERSION)
+		return fail(error, "version", "expected \"v2\" at the start");
+	if (version != 1 && version != DP_COUNTER_FORMAT_VERSION)
 		return fail(error, "version", "unsupported state format version");
 
 	status = dp_mechanism_parse(&cursor, mechanism, error);
@@ -262,7 +283,7 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 	dp_text_skip_blanks(&cursor);
 	if (*cursor != '\0')
 		return fail(error, "end", "unexpected text after the nodes");
-	if (count != dp_counter_kind_by_id(mechanism->kind)->node_count(mechanism))
+	if (count != dp_counter_persisted_node_count(mechanism))
 		return fail(error, "nodes", "node count does not match the mechanism");
 
 	if (counter == NULL)

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "dp_counter.h"
@@ -42,12 +43,36 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "horizon";
 		return DP_ERROR_HORIZON;
 	}
-	if (mechanism->flags != 0)
+	if (mechanism->flags & ~DP_FLAGS_ALL)
 	{
 		*field = "flags";
 		return DP_ERROR_FORMAT;
 	}
+	if (mechanism->flags & ~kind->accepted_flags)
+	{
+		*field = (mechanism->flags & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
+		return DP_ERROR_OPTION;
+	}
+	if (kind->has_block ? (mechanism->block < 1 || mechanism->block > mechanism->horizon)
+		: mechanism->block != 0)
+	{
+		*field = "block";
+		return DP_ERROR_BLOCK;
+	}
 	return kind->validate ? kind->validate(mechanism, field) : DP_OK;
+}
+
+int64_t
+dp_default_block(int64_t horizon)
+{
+	int64_t		block = (int64_t) sqrt((double) horizon);
+
+	/* correct the floating-point root to the exact ceiling */
+	while (block > 1 && (block - 1) * (block - 1) >= horizon)
+		block--;
+	while (block * block < horizon)
+		block++;
+	return block;
 }
 
 int
@@ -56,13 +81,41 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 	const char *name = kind ? kind->name : "unknown";
 
+	int			length;
+
 	/* %.17g round-trips every double exactly */
+	length = snprintf(buffer, size, "%s(epsilon=%.17g", name, mechanism->epsilon);
 	if (kind && kind->bounded)
-		return snprintf(buffer, size, "%s(epsilon=%.17g,horizon=%lld,max_per_step=%lld)",
-						name, mechanism->epsilon, (long long) mechanism->horizon,
-						(long long) mechanism->max_per_step);
-	return snprintf(buffer, size, "%s(epsilon=%.17g,max_per_step=%lld)",
-					name, mechanism->epsilon, (long long) mechanism->max_per_step);
+		length += snprintf(buffer + length, size - length, ",horizon=%lld",
+						   (long long) mechanism->horizon);
+	if (kind && kind->has_block)
+		length += snprintf(buffer + length, size - length, ",block=%lld",
+						   (long long) mechanism->block);
+	length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
+					   (long long) mechanism->max_per_step);
+	if (mechanism->flags & DP_FLAG_PAN_PRIVATE)
+		length += snprintf(buffer + length, size - length, ",pan_private=true");
+	if (mechanism->flags & DP_FLAG_CONSISTENT)
+		length += snprintf(buffer + length, size - length, ",consistent=true");
+	length += snprintf(buffer + length, size - length, ")");
+	return length;
+}
+
+/* true or false, setting or clearing one flag */
+static bool
+parse_flag(const char **cursor, dp_mechanism *mechanism, uint32_t flag)
+{
+	char		word[8];
+
+	if (!dp_text_identifier(cursor, word, sizeof(word)))
+		return false;
+	if (strcmp(word, "true") == 0)
+		mechanism->flags |= flag;
+	else if (strcmp(word, "false") == 0)
+		mechanism->flags &= ~flag;
+	else
+		return false;
+	return true;
 }
 
 static dp_status
@@ -120,6 +173,21 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 				if (!dp_text_int64(cursor, &mechanism->max_per_step))
 					return fail(error, "max_per_step", "expected an integer");
 			}
+			else if (strcmp(parameter, "block") == 0 && kind->has_block)
+			{
+				if (!dp_text_int64(cursor, &mechanism->block))
+					return fail(error, "block", "expected an integer");
+			}
+			else if (strcmp(parameter, "pan_private") == 0)
+			{
+				if (!parse_flag(cursor, mechanism, DP_FLAG_PAN_PRIVATE))
+					return fail(error, "pan_private", "expected true or false");
+			}
+			else if (strcmp(parameter, "consistent") == 0)
+			{
+				if (!parse_flag(cursor, mechanism, DP_FLAG_CONSISTENT))
+					return fail(error, "consistent", "expected true or false");
+			}
 			else
 				return fail(error, "mechanism", "unknown parameter for this mechanism");
 		} while (dp_text_accept(cursor, ","));
@@ -132,5 +200,7 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 		return fail(error, "epsilon", "missing");
 	if (kind->bounded && mechanism->horizon == 0)
 		return fail(error, "horizon", "missing");
+	if (kind->has_block && mechanism->block == 0 && mechanism->horizon > 0)
+		mechanism->block = dp_default_block(mechanism->horizon);
 	return DP_OK;
 }

@@ -15,8 +15,24 @@
 
 typedef enum dp_mechanism_kind
 {
-	DP_MECHANISM_BINARY = 1
+	DP_MECHANISM_BINARY = 1,
+	DP_MECHANISM_SIMPLE_I = 2,
+	DP_MECHANISM_SIMPLE_II = 3,
+	DP_MECHANISM_TWO_LEVEL = 4,
+	DP_MECHANISM_HYBRID = 5,
+	DP_MECHANISM_PPCUM = 6
 } dp_mechanism_kind;
+
+/*
+ * Options.  PAN_PRIVATE: every accumulator gets a second, fresh noise term
+ * when it closes (seed 004 section 2.4.4), so a stored state stays private
+ * together with all later releases, not only the earlier ones.  CONSISTENT:
+ * releases are post-processed into integers that never decrease and grow by
+ * at most max_per_step per step (seed 004 section 3.1.1).
+ */
+#define DP_FLAG_PAN_PRIVATE	0x1u
+#define DP_FLAG_CONSISTENT	0x2u
+#define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT)
 
 /* Largest horizon: 63 tree levels and a step count that fits int64. */
 #define DP_HORIZON_MAX (((int64_t) 1) << 62)
@@ -26,28 +42,36 @@ typedef enum dp_mechanism_kind
 typedef struct dp_mechanism
 {
 	int32_t		kind;			/* dp_mechanism_kind */
-	uint32_t	flags;			/* reserved for options; 0 today */
+	uint32_t	flags;			/* DP_FLAG_* */
 	double		epsilon;
-	int64_t		horizon;		/* T for bounded mechanisms */
+	int64_t		horizon;		/* T for bounded mechanisms, else 0 */
 	int64_t		max_per_step;	/* values are clamped into [0, max_per_step] */
+	int64_t		block;			/* block size of two_level, else 0 */
 } dp_mechanism;
 
 /*
  * Checks every field; on failure *field names the offending one
- * ("epsilon", "horizon", "max_per_step", "kind").
+ * ("epsilon", "horizon", "max_per_step", "block", "pan_private", "kind").
  */
 extern dp_status dp_mechanism_validate(const dp_mechanism *mechanism, const char **field);
 
-/* Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1) */
-#define DP_MECHANISM_TEXT_BYTES 160
+/*
+ * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1), with
+ * block=B for two_level and pan_private=true / consistent=true when set.
+ */
+#define DP_MECHANISM_TEXT_BYTES 224
 extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size);
 
 /*
  * Parses the text form at *cursor (leading and trailing blanks allowed
  * around every token), advancing *cursor past it.  max_per_step defaults to
- * 1.  Does not validate ranges; call dp_mechanism_validate afterwards.
+ * 1, block to ceil(sqrt(horizon)), options to false.  Does not validate
+ * ranges; call dp_mechanism_validate afterwards.
  */
 extern dp_status dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism,
 									dp_parse_error *error);
+
+/* ceil(sqrt(horizon)): the block size that balances the two levels */
+extern int64_t dp_default_block(int64_t horizon);
 
 #endif							/* DP_MECHANISM_H */

@@ -6,6 +6,8 @@
 #include "dp_noise.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 dp_scale_status
 dp_scale_for(uint64_t sensitivity, double epsilon, dp_scale *scale)
@@ -149,21 +151,10 @@ log_add(double a, double b)
 	return high + log1p(exp(low - high));
 }
 
-/* log of the binomial coefficient C(n, i) for small i and possibly huge n */
-static double
-log_choose(double n, int i)
-{
-	double		result = 0.0;
-
-	for (int l = 0; l < i; l++)
-		result += log((n - l) / (l + 1));
-	return result;
-}
-
-#define DP_MAX_TERMS 128
-
 /*
- * With q = exp(-1/b), the generating function of a sum of k terms is
+ * Tails of a sum of k independent discrete Laplace terms of one scale.
+ *
+ * With q = exp(-1/b), the generating function of the sum is
  * (1-q)^{2k} / ((1 - q x)^k (1 - q/x)^k).  Its partial fractions at x = 1/q
  * give, for z >= 0,
  *     P[S = z] = (1-q)^{2k} q^z sum_{j=1..k} alpha_j C(z + j - 1, j - 1),
@@ -171,103 +162,366 @@ log_choose(double n, int i)
  * of (1 + r / (1 - u / (1 - q^2)))^k with r = q^2 / (1 - q^2):
  *     h_0 = (1 - q^2)^{-k},
  *     h_m = (1 - q^2)^{-m} sum_{i=1..k} C(k, i) r^i C(m + i - 1, m).
- * All of these are positive.  Summing the geometric-binomial series over
- * z >= w turns each C(z + j - 1, j - 1) q^z into a negative-binomial tail,
- * itself a finite binomial sum, so
- *     P[S >= w] = (1-q)^{2k} sum_j alpha_j (1-q)^{-j}
- *                 sum_{i<j} C(w + j - 1, i) (1-q)^i q^{w + j - 1 - i}.
- * Every term is positive, so the log-space sum loses no precision.
+ * All of these are positive.  Summing over z >= w turns each
+ * C(z + j - 1, j - 1) q^z into (1-q)^{-j} times a negative-binomial tail,
+ * F_j(w) = P[Binomial(w + j - 1, p) <= j - 1] with p = 1 - q, so
+ *     P[S >= w] = sum_j weight_j F_j(w),  weight_j = alpha_j (1-q)^{2k-j}.
+ * F_j obeys F_{j+1} = F_j + q B_j with B_j = P[Binomial(w + j - 1, p) = j]
+ * and B_{j+1} = B_j p (w + j) / (j + 1), so a tail costs O(k) once the
+ * weights (which do not depend on w) are known.  Every term is positive:
+ * no cancellation.
  */
-static void
-log_alpha_coefficients(double log_q, int k, double *log_alpha)
+typedef struct tail_context
 {
-	double		log_one_minus_q2 = log(-expm1(2.0 * log_q));
-	double		log_r = 2.0 * log_q - log_one_minus_q2;
+	int			terms;
+	double		log_q;
+	double		p;				/* 1 - q */
+	double		weight[DP_EXACT_TERMS_MAX + 1];
+} tail_context;
 
+static void
+tail_context_init(tail_context *context, const dp_scale *scale, int k)
+{
+	double		log_q;
+	double		one_minus_q;
+	double		log_one_minus_q;
+	double		log_one_minus_q2;
+	double		log_r;
+
+	geometric_parameter(scale, &one_minus_q, &log_q);
+	log_one_minus_q = log(one_minus_q);
+	log_one_minus_q2 = log(-expm1(2.0 * log_q));
+	log_r = 2.0 * log_q - log_one_minus_q2;
+
+	context->terms = k;
+	context->log_q = log_q;
+	context->p = one_minus_q;
 	for (int m = 0; m < k; m++)
 	{
-		double		log_h;
+		double		log_h = -m * log_one_minus_q2;
+		int			j = k - m;
 
-		if (m == 0)
-			log_h = -k * log_one_minus_q2;
-		else
+		if (m > 0)
 		{
 			double		series = -INFINITY;
+			double		log_choose_k_i = 0.0;	/* log C(k, i) */
+			double		log_choose_m_i = 0.0;	/* log C(m + i - 1, m) */
 
 			for (int i = 1; i <= k; i++)
-				series = log_add(series, log_choose(k, i) + i * log_r +
-								 log_choose(m + i - 1, m < i - 1 ? m : i - 1));
-			log_h = -m * log_one_minus_q2 + series;
+			{
+				log_choose_k_i += log((double) (k - i + 1) / i);
+				series = log_add(series, log_choose_k_i + i * log_r + log_choose_m_i);
+				log_choose_m_i += log((double) (m + i) / i);
+			}
+			log_h += series;
 		}
-		log_alpha[k - m] = log_h;	/* alpha_j = h_{k-j} */
+		else
+			log_h = -k * log_one_minus_q2;
+		/* weight_j = alpha_j (1-q)^{2k-j}; below double range it is negligible */
+		context->weight[j] = exp(log_h + (2.0 * k - j) * log_one_minus_q);
 	}
+}
+
+/* P[S >= w] for integer w (any sign). */
+static double
+tail_at(const tail_context *context, double w)
+{
+	double		f;
+	double		b;
+	double		total = 0.0;
+
+	if (context->terms == 0)
+		return w <= 0 ? 1.0 : 0.0;
+	if (w <= 0)
+		return 1.0 - tail_at(context, 1.0 - w);	/* P[S >= w] = 1 - P[S >= 1 - w] */
+
+	f = exp(w * context->log_q);
+	b = w * context->p * exp((w - 1) * context->log_q);
+	for (int j = 1; j <= context->terms; j++)
+	{
+		total += context->weight[j] * f;
+		f += exp(context->log_q) * b;
+		b *= context->p * (w + j) / (j + 1);
+	}
+	return total > 1.0 ? 1.0 : total;
 }
 
 double
 dp_discrete_laplace_sum_upper_tail(const dp_scale *scale, int terms, double threshold)
 {
-	double		one_minus_q;
-	double		log_q;
-	double		log_one_minus_q;
-	double		log_alpha[DP_MAX_TERMS + 1];
-	double		total = -INFINITY;
+	tail_context context;
 
-	if (terms <= 0)
-		return threshold <= 0 ? 1.0 : 0.0;
-	if (terms > DP_MAX_TERMS)
+	if (terms < 0 || terms > DP_EXACT_TERMS_MAX)
 		return NAN;
 	if (threshold <= 0)
 		return 1.0;
+	tail_context_init(&context, scale, terms);
+	return tail_at(&context, threshold);
+}
 
-	geometric_parameter(scale, &one_minus_q, &log_q);
-	log_one_minus_q = log(one_minus_q);
-	log_alpha_coefficients(log_q, terms, log_alpha);
+/* Smallest integer w >= 0 for which exceeds(w) is false; exceeds is monotone. */
+static double
+smallest_passing(bool (*exceeds) (const void *, double), const void *argument)
+{
+	double		low = 0;
+	double		high = 1;
 
-	for (int j = 1; j <= terms; j++)
+	if (!exceeds(argument, 0))
+		return 0.0;
+	while (exceeds(argument, high))
 	{
-		double		n = threshold + j - 1;
-
-		for (int i = 0; i < j; i++)
-			total = log_add(total, log_alpha[j] + (i - j) * log_one_minus_q +
-							log_choose(n, i) + (n - i) * log_q);
+		low = high;
+		high *= 2;
 	}
-	total += 2.0 * terms * log_one_minus_q;
-	return total >= 0 ? 1.0 : exp(total);
+	/* invariant: exceeds(low), !exceeds(high) */
+	while (high - low > 1 && high - low > high * 0x1p-50)
+	{
+		double		middle = floor(low + (high - low) / 2);
+
+		if (exceeds(argument, middle))
+			low = middle;
+		else
+			high = middle;
+	}
+	return high;
+}
+
+typedef struct one_group_search
+{
+	tail_context context;
+	double		allowed;
+} one_group_search;
+
+/* P[|S| > w] = 2 P[S >= w + 1] */
+static bool
+one_group_exceeds(const void *argument, double w)
+{
+	const one_group_search *search = argument;
+
+	return 2.0 * tail_at(&search->context, w + 1) > search->allowed;
 }
 
 double
 dp_discrete_laplace_sum_half_width(const dp_scale *scale, int terms, double confidence)
 {
-	double		allowed = 1.0 - confidence;
-	double		low = 0;
-	double		high = 1;
+	one_group_search search;
 
 	if (terms <= 0)
 		return 0.0;
-	if (!(confidence > 0.0 && confidence < 1.0))
+	if (terms > DP_EXACT_TERMS_MAX || !(confidence > 0.0 && confidence < 1.0))
 		return NAN;
+	tail_context_init(&search.context, scale, terms);
+	search.allowed = 1.0 - confidence;
+	return smallest_passing(one_group_exceeds, &search);
+}
 
-	/* P[|S| > w] = 2 P[S >= w + 1]; find the smallest integer w meeting it */
-#define EXCEEDS(w) (2.0 * dp_discrete_laplace_sum_upper_tail(scale, terms, (w) + 1) > allowed)
-	if (!EXCEEDS(0))
-		return 0.0;
-	while (EXCEEDS(high))
-	{
-		low = high;
-		high *= 2;
-	}
-	/* invariant: EXCEEDS(low), !EXCEEDS(high) */
-	while (high - low > 1 && high - low > high * 0x1p-50)
-	{
-		double		middle = floor(low + (high - low) / 2);
+double
+dp_noise_sum_variance(const dp_noise_group *groups, int count)
+{
+	double		variance = 0.0;
 
-		if (EXCEEDS(middle))
+	for (int i = 0; i < count; i++)
+		variance += (double) groups[i].terms * dp_discrete_laplace_variance(&groups[i].scale);
+	return variance;
+}
+
+/* z with P[Z > z] = upper for a standard normal Z, by bisection on erfc */
+static double
+normal_upper_quantile(double upper)
+{
+	double		low = 0.0;
+	double		high = 40.0;
+
+	for (int i = 0; i < 200 && high - low > 1e-15 * high; i++)
+	{
+		double		middle = (low + high) / 2;
+
+		if (0.5 * erfc(middle * 0.70710678118654752440) > upper)
 			low = middle;
 		else
 			high = middle;
 	}
-#undef EXCEEDS
 	return high;
+}
+
+/*
+ * Many terms of one scale: the sum is close to normal, and the Cornish-Fisher
+ * expansion with the exact fourth cumulant corrects the rest.  One term,
+ * G1 - G2 with G geometric on {0, 1, ...} of success probability p, has
+ * cumulants kappa2 = 2q/p^2 and kappa4 = 2q(p^2 + 6pq + 6q^2)/p^4; a sum of
+ * k terms multiplies both by k.  The lattice is handled by the continuity
+ * correction P[S >= w + 1] ~ P[continuous >= w + 1/2].
+ */
+double
+dp_noise_sum_half_width_expansion(const dp_scale *scale, int64_t terms, double confidence)
+{
+	double		one_minus_q;
+	double		log_q;
+	double		p;
+	double		q;
+	double		kappa2;
+	double		kappa4;
+	double		excess;
+	double		z;
+	double		x;
+
+	geometric_parameter(scale, &one_minus_q, &log_q);
+	p = one_minus_q;
+	q = exp(log_q);
+	kappa2 = (double) terms * 2.0 * q / (p * p);
+	kappa4 = (double) terms * 2.0 * q * (p * p + 6.0 * p * q + 6.0 * q * q) / (p * p * p * p);
+	excess = kappa4 / (kappa2 * kappa2);
+	z = normal_upper_quantile((1.0 - confidence) / 2.0);
+	x = z + excess / 24.0 * (z * z * z - 3.0 * z);
+	return fmax(0.0, ceil(x * sqrt(kappa2) - 0.5));
+}
+
+/*
+ * Two groups X and Y: P[X + Y >= v] = sum_x P[X = x] P[Y >= v - x].  On a
+ * lattice of step h, cut the range of X into cells [i h, (i + 1) h); inside a
+ * cell P[Y >= v - x] is increasing in x, so using its value at the cell's
+ * right end bounds the tail from above.  The mass of X outside the range
+ * (a millionth of the allowed error) is counted as if it always
+ * exceeded.  The half-width is the smallest lattice point meeting the upper
+ * bound, so it is never below the exact one and exceeds it by at most about
+ * 2h, with h about 1/4000 of the range of the sum (and 0 when the range
+ * has fewer than DP_LATTICE_CELLS integers: then h = 1 and it is exact).
+ */
+#define DP_LATTICE_CELLS 8192
+#define DP_TAIL_NEGLIGIBLE 1e-6
+
+/* a v >= 1 with P[S >= v] below `tail`, by doubling */
+static double
+range_of(const tail_context *context, double tail)
+{
+	double		v = 1;
+
+	while (tail_at(context, v) > tail)
+		v *= 2;
+	return v;
+}
+
+typedef struct two_group_search
+{
+	double		h;
+	long		x_cells;		/* cells of X: i in [-x_cells, x_cells) */
+	double	   *x_mass;			/* x_mass[i + x_cells] = P[X in cell i] */
+	double		x_outside;		/* P[X outside all cells] */
+	long		y_points;		/* y_tail[n + y_points] = P[Y >= n h + 1] */
+	double	   *y_tail;
+	double		allowed;
+} two_group_search;
+
+static double
+y_tail_at(const two_group_search *search, long n)
+{
+	if (n < -search->y_points)
+		return 1.0;
+	if (n >= search->y_points)
+		return search->y_tail[2 * search->y_points - 1];	/* an upper bound */
+	return search->y_tail[n + search->y_points];
+}
+
+/* Upper bound on P[X + Y >= m h] > allowed / 2, for w = m h - 1 */
+static bool
+two_group_exceeds_lattice(const two_group_search *search, long m)
+{
+	double		upper = search->x_outside;
+
+	for (long i = -search->x_cells; i < search->x_cells; i++)
+		upper += search->x_mass[i + search->x_cells] * y_tail_at(search, m - i - 1);
+	return 2.0 * upper > search->allowed;
+}
+
+static double
+two_groups_half_width(const dp_noise_group *groups, double confidence)
+{
+	tail_context *x = malloc(sizeof(tail_context));
+	tail_context *y = malloc(sizeof(tail_context));
+	two_group_search search;
+	double		x_range;
+	double		y_range;
+	double		result = NAN;
+	long		low;
+	long		high;
+
+	search.x_mass = NULL;
+	search.y_tail = NULL;
+	if (x == NULL || y == NULL)
+		goto done;
+	tail_context_init(x, &groups[0].scale, (int) groups[0].terms);
+	tail_context_init(y, &groups[1].scale, (int) groups[1].terms);
+	search.allowed = 1.0 - confidence;
+
+	x_range = range_of(x, DP_TAIL_NEGLIGIBLE * search.allowed);
+	y_range = range_of(y, DP_TAIL_NEGLIGIBLE * search.allowed);
+	search.h = fmax(1.0, ceil(2.0 * fmax(x_range, y_range) / DP_LATTICE_CELLS));
+	search.x_cells = (long) ceil(x_range / search.h);
+	search.y_points = (long) ceil(y_range / search.h) + 1;
+	search.x_mass = malloc(sizeof(double) * 2 * (size_t) search.x_cells);
+	search.y_tail = malloc(sizeof(double) * 2 * (size_t) search.y_points);
+	if (search.x_mass == NULL || search.y_tail == NULL)
+		goto done;
+
+	for (long i = -search.x_cells; i < search.x_cells; i++)
+		search.x_mass[i + search.x_cells] =
+			fmax(0.0, tail_at(x, i * search.h) - tail_at(x, (i + 1) * search.h));
+	search.x_outside = tail_at(x, search.x_cells * search.h) +
+		tail_at(x, search.x_cells * search.h + 1);
+	for (long n = -search.y_points; n < search.y_points; n++)
+		search.y_tail[n + search.y_points] = tail_at(y, n * search.h + 1);
+
+	/* w = m h - 1; find the smallest m >= 1 that passes */
+	low = 0;
+	high = 1;
+	while (two_group_exceeds_lattice(&search, high))
+	{
+		low = high;
+		high *= 2;
+	}
+	while (high - low > 1)
+	{
+		long		middle = low + (high - low) / 2;
+
+		if (two_group_exceeds_lattice(&search, middle))
+			low = middle;
+		else
+			high = middle;
+	}
+	result = high * search.h - 1;
+
+done:
+	free(search.x_mass);
+	free(search.y_tail);
+	free(x);
+	free(y);
+	return result;
+}
+
+double
+dp_noise_sum_half_width(const dp_noise_group *groups, int count, double confidence)
+{
+	dp_noise_group used[DP_NOISE_GROUPS_MAX];
+	int			used_count = 0;
+
+	if (!(confidence > 0.0 && confidence < 1.0) || count > DP_NOISE_GROUPS_MAX)
+		return NAN;
+	for (int i = 0; i < count; i++)
+		if (groups[i].terms > 0)
+			used[used_count++] = groups[i];
+
+	if (used_count == 0)
+		return 0.0;
+	if (used_count == 1)
+	{
+		if (used[0].terms <= DP_EXACT_TERMS_MAX)
+			return dp_discrete_laplace_sum_half_width(&used[0].scale, (int) used[0].terms,
+													  confidence);
+		return dp_noise_sum_half_width_expansion(&used[0].scale, used[0].terms, confidence);
+	}
+	if (used[0].terms > DP_EXACT_TERMS_MAX || used[1].terms > DP_EXACT_TERMS_MAX)
+		return NAN;
+	return two_groups_half_width(used, confidence);
 }
 
 double

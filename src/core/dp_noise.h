@@ -64,6 +64,37 @@ extern double dp_discrete_laplace_sum_upper_tail(const dp_scale *scale, int term
 extern double dp_discrete_laplace_sum_half_width(const dp_scale *scale, int terms, double confidence);
 
 /*
+ * A sum of independent discrete Laplace terms in groups of equal scale:
+ * the noise of one release.
+ */
+typedef struct dp_noise_group
+{
+	dp_scale	scale;
+	int64_t		terms;
+} dp_noise_group;
+
+#define DP_NOISE_GROUPS_MAX 2
+/* Terms of one scale up to which tails use the exact closed form. */
+#define DP_EXACT_TERMS_MAX 128
+
+extern double dp_noise_sum_variance(const dp_noise_group *groups, int count);
+
+/*
+ * Half-width w of the two-sided interval P[|S| > w] <= 1 - confidence for
+ * the sum S of all groups.  One group of at most DP_EXACT_TERMS_MAX terms:
+ * exact.  Two groups: exact up to a lattice rounding, always upwards (see
+ * dp_noise.c; at most 0.1% wide).  More terms of one scale: a Cornish-Fisher
+ * expansion with the exact cumulants (within 0.1% of the exact form where
+ * both apply, and closer as the terms grow).
+ */
+extern double dp_noise_sum_half_width(const dp_noise_group *groups, int count,
+									  double confidence);
+
+/* The expansion used beyond DP_EXACT_TERMS_MAX terms (exported for tests). */
+extern double dp_noise_sum_half_width_expansion(const dp_scale *scale, int64_t terms,
+												double confidence);
+
+/*
  * Real-valued noise by the granularity method: round value to a multiple of
  * a power of two g, add g times discrete Laplace noise whose sensitivity, in
  * units of g, is ceil(sensitivity / g) + 1 (the +1 pays for the rounding).

@@ -14,7 +14,10 @@ typedef enum dp_status
 	DP_ERROR_MAX_PER_STEP,		/* max_per_step out of range */
 	DP_ERROR_KIND,				/* unknown mechanism kind */
 	DP_ERROR_HORIZON_EXCEEDED,	/* a push past the horizon of a bounded mechanism */
-	DP_ERROR_FORMAT				/* malformed serialized or text state */
+	DP_ERROR_FORMAT,			/* malformed serialized or text state */
+	DP_ERROR_BLOCK,				/* block size out of range */
+	DP_ERROR_OPTION,			/* an option the mechanism does not support */
+	DP_ERROR_SENSITIVITY		/* horizon and max_per_step too large together */
 } dp_status;
 
 /*

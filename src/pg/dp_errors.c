@@ -44,6 +44,11 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			{
 				const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
+				if (kind && !kind->bounded)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("%s mechanism limit of 2^62 time steps exceeded",
+									kind->name)));
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("%s mechanism horizon of " INT64_FORMAT " time steps exceeded",
@@ -53,6 +58,39 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errhint("Declare a larger horizon, or use an unbounded mechanism "
 								 "(the hybrid mechanism, dp_hybrid).")));
 			}
+			break;
+		case DP_ERROR_BLOCK:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("block must be between 1 and the horizon"),
+					 mechanism ? errdetail("block was " INT64_FORMAT ", horizon " INT64_FORMAT ".",
+										   mechanism->block, mechanism->horizon) : 0,
+					 errhint("Leave block out to get ceil(sqrt(horizon)), the size that "
+							 "balances the two levels.")));
+			break;
+		case DP_ERROR_OPTION:
+			{
+				const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("the %s mechanism does not support the %s option",
+								kind ? kind->name : "?", field),
+						 kind && kind->kind == DP_MECHANISM_PPCUM ?
+						 errhint("PPCum is pan-private for the releases up to a stored state "
+								 "by construction; for releases after it, use dp_binary or "
+								 "dp_two_level with dp_pan_private().") : 0));
+			}
+			break;
+		case DP_ERROR_SENSITIVITY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("horizon and max_per_step are too large together for this mechanism"),
+					 mechanism ? errdetail("horizon was " INT64_FORMAT ", max_per_step " INT64_FORMAT
+										   "; the noise scale must stay below 2^56 / epsilon.",
+										   mechanism->horizon, mechanism->max_per_step) : 0,
+					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
+							 "more slowly with the horizon.")));
 			break;
 		case DP_ERROR_FORMAT:
 			ereport(ERROR,

@@ -69,4 +69,27 @@ chi_squared_critical_1e6(int df)
 	return df * base * base * base;
 }
 
+/*
+ * Exact variance and fourth moment of the discrete Laplace distribution of
+ * scale b (P[z] proportional to exp(-|z| / b)), by summing its mass.
+ */
+static inline void
+discrete_laplace_moments(double b, double *variance, double *fourth)
+{
+	double		q = exp(-1.0 / b);
+	double		c = (1 - q) / (1 + q);
+
+	*variance = 0;
+	*fourth = 0;
+	for (long z = 1; z < 10000000; z++)
+	{
+		double		p = 2 * c * pow(q, (double) z);
+
+		*variance += p * z * z;
+		*fourth += p * pow((double) z, 4);
+		if (p < 1e-300)
+			break;
+	}
+}
+
 #endif							/* DP_TAP_H */

@@ -1,0 +1,108 @@
+/*
+ * dp_ppcum.c
+ *		PPCum, the pan-private cumulative sum (seed 001 section 3,
+ *		Theorem 7; the event-level counter of Dwork et al. in seed 004).
+ *
+ * Over a complete binary tree with 2^L >= T leaves, L = ceil(log2 T), every
+ * node below the root has a noise term.  The mechanism keeps one counter X,
+ * started from noise, adds each value to it, and releases at t
+ *     X + sum of the noises of the L nodes that contain t.
+ * A node's noise is forgotten once the node lies wholly in the past; the
+ * state after t is X and the noises of the nodes that contain t + 1, which
+ * carry no data.  For neighbours differing at j <= t, shifting X's initial
+ * noise by -delta and, by +delta, the noises of the at most L dyadic
+ * intervals that tile [1, j - 1] (all forgotten by then) maps one view
+ * (releases up to t and the state) onto the other: cost (L + 1) N / b, so
+ * b = (L + 1) N / epsilon gives epsilon-DP pan-privacy for the past
+ * (seed 001 Definition 6).  Every release carries L + 1 noise terms.
+ * The seed proves nothing for releases made after a state was read, so the
+ * pan_private option (which promises that) is refused for PPCum.
+ *
+ * Nodes: [0] X; [1 .. L] the noise of the level-l node containing t + 1;
+ * [L + 1] the last release (public).
+ */
+#include "dp_counter.h"
+
+static int
+tree_levels(int64_t horizon)
+{
+	return horizon > 1 ? dp_level_count(horizon - 1) : 0;	/* ceil(log2 T) */
+}
+
+static int
+ppcum_node_count(const dp_mechanism *mechanism)
+{
+	return tree_levels(mechanism->horizon) + 2;
+}
+
+static void
+ppcum_set_scales(dp_counter *counter)
+{
+	counter->scale = dp_counter_scale_for((uint64_t) (tree_levels(counter->mechanism.horizon) + 1) *
+										  (uint64_t) counter->mechanism.max_per_step,
+										  counter->mechanism.epsilon);
+}
+
+static void
+ppcum_start(dp_counter *counter, dp_random *rng)
+{
+	int			levels = tree_levels(counter->mechanism.horizon);
+
+	for (int i = 0; i <= levels; i++)
+		counter->nodes[i] = dp_discrete_laplace(rng, &counter->scale);
+}
+
+static void
+ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	int			levels = tree_levels(counter->mechanism.horizon);
+	int64_t		t = ++counter->steps;
+	int			ending;
+
+	counter->nodes[0] += value;
+	counter->release = counter->nodes[0];
+	for (int level = 0; level < levels; level++)
+		counter->release += counter->nodes[1 + level];
+	counter->nodes[levels + 1] = counter->release;
+
+	/* forget the noise of every node that ends at t; its successor is fresh */
+	ending = __builtin_ctzll((uint64_t) t);
+	for (int level = 0; level < levels && level <= ending; level++)
+		counter->nodes[1 + level] = dp_discrete_laplace(rng, &counter->scale);
+}
+
+static void
+ppcum_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	for (int i = 0; i < counter->kind_nodes; i++)
+		nodes[i] = counter->nodes[i];
+}
+
+static void
+ppcum_resume(dp_counter *counter)
+{
+	counter->release = counter->nodes[counter->kind_nodes - 1];
+}
+
+static int
+ppcum_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	groups[0].scale = counter->scale;
+	groups[0].terms = steps > 0 ? tree_levels(counter->mechanism.horizon) + 1 : 0;
+	return 1;
+}
+
+const dp_counter_kind dp_ppcum_kind = {
+	.name = "ppcum",
+	.kind = DP_MECHANISM_PPCUM,
+	.bounded = true,
+	.accepted_flags = DP_FLAG_CONSISTENT,
+	.validate = NULL,
+	.node_count = ppcum_node_count,
+	.set_scales = ppcum_set_scales,
+	.start = ppcum_start,
+	.push = ppcum_push,
+	.persist = ppcum_persist,
+	.resume = ppcum_resume,
+	.noise_groups = ppcum_noise_groups,
+};

@@ -1,0 +1,77 @@
+/*
+ * dp_simple_ii.c
+ *		Simple Counting Mechanism II (Chan, Shi, Song; seed 000 section 3.2):
+ *		noise on every step's value, release the running sum of noisy values.
+ *
+ * A step's value is in exactly one noisy term, so noise of scale N / epsilon
+ * per step gives epsilon-DP for any number of steps: the mechanism needs no
+ * horizon.  The error at t is a sum of t noise terms, standard deviation
+ * about sqrt(2 t) N / epsilon.  The only state is the running noisy sum,
+ * which is the last release itself, so a stored state reveals nothing the
+ * releases did not (pan-private against any number of intrusions; the
+ * pan_private option is accepted and changes nothing).
+ *
+ * Nodes: [0] the running noisy sum.
+ */
+#include "dp_counter.h"
+
+static int
+simple_ii_node_count(const dp_mechanism *mechanism)
+{
+	return 1;
+}
+
+static void
+simple_ii_set_scales(dp_counter *counter)
+{
+	counter->scale = dp_counter_scale_for((uint64_t) counter->mechanism.max_per_step,
+										  counter->mechanism.epsilon);
+}
+
+static void
+simple_ii_start(dp_counter *counter, dp_random *rng)
+{
+}
+
+static void
+simple_ii_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	counter->nodes[0] += value + dp_discrete_laplace(rng, &counter->scale);
+	counter->release = counter->nodes[0];
+	counter->steps++;
+}
+
+static void
+simple_ii_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	nodes[0] = counter->nodes[0];
+}
+
+static void
+simple_ii_resume(dp_counter *counter)
+{
+	counter->release = counter->nodes[0];
+}
+
+static int
+simple_ii_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	groups[0].scale = counter->scale;
+	groups[0].terms = steps;
+	return 1;
+}
+
+const dp_counter_kind dp_simple_ii_kind = {
+	.name = "simple_ii",
+	.kind = DP_MECHANISM_SIMPLE_II,
+	.bounded = false,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.validate = NULL,
+	.node_count = simple_ii_node_count,
+	.set_scales = simple_ii_set_scales,
+	.start = simple_ii_start,
+	.push = simple_ii_push,
+	.persist = simple_ii_persist,
+	.resume = simple_ii_resume,
+	.noise_groups = simple_ii_noise_groups,
+};

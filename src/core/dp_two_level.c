@@ -1,0 +1,99 @@
+/*
+ * dp_two_level.c
+ *		The Two-level mechanism (Chan, Shi, Song; seed 000 section 3.4,
+ *		seed 003): blocks of B steps, each step counted once in its block and
+ *		once on its own.
+ *
+ * Every step is in one block p-sum and one singleton p-sum, so the vector of
+ * all p-sums has L1 sensitivity 2N and each gets noise of scale 2N / epsilon.
+ * The release at t sums the floor(t / B) closed blocks and the t mod B
+ * singletons of the open block: with B = ceil(sqrt(T)) at most about
+ * 2 sqrt(T) noise terms, so the error grows like T^(1/4) / epsilon.
+ *
+ * The open block's accumulator starts from its noise, so a stored state
+ * holds no raw partial sum (pan-private for the past, as Binary).  With the
+ * pan_private option a closing block also gets a second noise term; the
+ * singletons are released as they close and need none.
+ *
+ * Nodes: [0] sum of the closed noisy blocks; [1] the open block's
+ * accumulator (noise + values so far); [2] sum of the noisy singletons of
+ * the open block.  The release is [0] + [2].
+ */
+#include "dp_counter.h"
+
+static int
+two_level_node_count(const dp_mechanism *mechanism)
+{
+	return 3;
+}
+
+static void
+two_level_set_scales(dp_counter *counter)
+{
+	counter->scale = dp_counter_scale_for(2 * (uint64_t) counter->mechanism.max_per_step,
+										  counter->mechanism.epsilon);
+}
+
+static void
+two_level_start(dp_counter *counter, dp_random *rng)
+{
+	counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
+}
+
+static void
+two_level_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	counter->steps++;
+	counter->nodes[1] += value;
+	counter->nodes[2] += value + dp_discrete_laplace(rng, &counter->scale);
+
+	if (counter->steps % counter->mechanism.block == 0)
+	{
+		/* the block closes: its p-sum replaces its singletons in the release */
+		counter->nodes[0] += counter->nodes[1];
+		if (dp_counter_pan_private(counter))
+			counter->nodes[0] += dp_discrete_laplace(rng, &counter->scale);
+		counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
+		counter->nodes[2] = 0;
+	}
+	counter->release = counter->nodes[0] + counter->nodes[2];
+}
+
+static void
+two_level_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	for (int i = 0; i < 3; i++)
+		nodes[i] = counter->nodes[i];
+}
+
+static void
+two_level_resume(dp_counter *counter)
+{
+	counter->release = counter->nodes[0] + counter->nodes[2];
+}
+
+static int
+two_level_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	int64_t		block = counter->mechanism.block;
+
+	groups[0].scale = counter->scale;
+	groups[0].terms = (steps / block) * (dp_counter_pan_private(counter) ? 2 : 1) + steps % block;
+	return 1;
+}
+
+const dp_counter_kind dp_two_level_kind = {
+	.name = "two_level",
+	.kind = DP_MECHANISM_TWO_LEVEL,
+	.bounded = true,
+	.has_block = true,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.validate = NULL,
+	.node_count = two_level_node_count,
+	.set_scales = two_level_set_scales,
+	.start = two_level_start,
+	.push = two_level_push,
+	.persist = two_level_persist,
+	.resume = two_level_resume,
+	.noise_groups = two_level_noise_groups,
+};
