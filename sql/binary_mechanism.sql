@@ -110,7 +110,7 @@ SELECT dp_count(n, dp_binary(1, 20 + (day > 10)::int)) OVER (ORDER BY day) FROM 
 
 -- malformed state text names the field
 SELECT ''::dp_counter;
-SELECT 'v2 binary(epsilon=1,horizon=2,max_per_step=1) steps=0 nodes=[0,0]'::dp_counter;
+SELECT 'v3 binary(epsilon=1,horizon=2,max_per_step=1) steps=0 nodes=[0,0]'::dp_counter;
 SELECT 'v1 binary(epsilon=0,horizon=2,max_per_step=1) steps=0 nodes=[0,0]'::dp_counter;
 SELECT 'v1 binary(epsilon=1,horizon=2,max_per_step=1) steps=3 nodes=[0,0]'::dp_counter;
 SELECT 'v1 binary(epsilon=1,horizon=2,max_per_step=1) steps=1 nodes=[0]'::dp_counter;

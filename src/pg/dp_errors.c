@@ -86,9 +86,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("horizon and max_per_step are too large together for this mechanism"),
-					 mechanism ? errdetail("horizon was " INT64_FORMAT ", max_per_step " INT64_FORMAT
+					 mechanism && mechanism->horizon > 0 ?
+					 errdetail("horizon was " INT64_FORMAT ", max_per_step " INT64_FORMAT
 										   "; the noise scale must stay below 2^56 / epsilon.",
 										   mechanism->horizon, mechanism->max_per_step) : 0,
+					 mechanism && mechanism->horizon == 0 ?
+					 errdetail("max_per_step was " INT64_FORMAT "; the noise scale must stay "
+							   "below 2^56 / epsilon.", mechanism->max_per_step) : 0,
 					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
 							 "more slowly with the horizon.")));
 			break;

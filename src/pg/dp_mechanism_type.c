@@ -12,13 +12,34 @@ PG_FUNCTION_INFO_V1(dp_mechanism_out);
 PG_FUNCTION_INFO_V1(dp_mechanism_send);
 PG_FUNCTION_INFO_V1(dp_mechanism_recv);
 PG_FUNCTION_INFO_V1(dp_binary_construct);
+PG_FUNCTION_INFO_V1(dp_simple_i_construct);
+PG_FUNCTION_INFO_V1(dp_simple_ii_construct);
+PG_FUNCTION_INFO_V1(dp_two_level_construct);
+PG_FUNCTION_INFO_V1(dp_hybrid_construct);
+PG_FUNCTION_INFO_V1(dp_ppcum_construct);
+PG_FUNCTION_INFO_V1(dp_pan_private_option);
+PG_FUNCTION_INFO_V1(dp_consistent_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
+
+/*
+ * Version 1 values (dp_stream 0.1.0) end before the block field; they are
+ * Binary mechanisms and read with block 0.
+ */
+#define DP_MECHANISM_DATUM_V1_SIZE (offsetof(DpMechanismDatum, mechanism) + \
+									offsetof(dp_mechanism, block))
 
 const dp_mechanism *
 dp_mechanism_from_datum(Datum datum)
 {
 	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
 
+	if (value->version == 1 && VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE)
+	{
+		dp_mechanism *upgraded = palloc0(sizeof(dp_mechanism));
+
+		memcpy(upgraded, &value->mechanism, offsetof(dp_mechanism, block));
+		return upgraded;
+	}
 	if (VARSIZE(value) != sizeof(DpMechanismDatum) ||
 		value->version != DP_MECHANISM_DATUM_VERSION)
 		ereport(ERROR,
@@ -100,6 +121,7 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	pq_sendfloat8(&buffer, mechanism->epsilon);
 	pq_sendint64(&buffer, mechanism->horizon);
 	pq_sendint64(&buffer, mechanism->max_per_step);
+	pq_sendint64(&buffer, mechanism->block);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
@@ -110,8 +132,11 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 	dp_mechanism mechanism;
 	const char *field;
 
+	int			version;
+
 	memset(&mechanism, 0, sizeof(mechanism));
-	if (pq_getmsgint(buffer, 1) != DP_MECHANISM_DATUM_VERSION)
+	version = pq_getmsgint(buffer, 1);
+	if (version != 1 && version != DP_MECHANISM_DATUM_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid binary representation of type dp_mechanism"),
@@ -121,6 +146,8 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 	mechanism.epsilon = pq_getmsgfloat8(buffer);
 	mechanism.horizon = pq_getmsgint64(buffer);
 	mechanism.max_per_step = pq_getmsgint64(buffer);
+	if (version != 1)
+		mechanism.block = pq_getmsgint64(buffer);
 	if (dp_mechanism_validate(&mechanism, &field) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -129,19 +156,102 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
-/* dp_binary(epsilon float8, horizon int8, max_per_step int8 DEFAULT 1) */
-Datum
-dp_binary_construct(PG_FUNCTION_ARGS)
+static Datum
+construct(dp_mechanism_kind kind, double epsilon, int64 horizon, int64 max_per_step,
+		  int64 block)
 {
 	dp_mechanism mechanism;
 
 	memset(&mechanism, 0, sizeof(mechanism));
-	mechanism.kind = DP_MECHANISM_BINARY;
-	mechanism.epsilon = PG_GETARG_FLOAT8(0);
-	mechanism.horizon = PG_GETARG_INT64(1);
-	mechanism.max_per_step = PG_GETARG_INT64(2);
+	mechanism.kind = kind;
+	mechanism.epsilon = epsilon;
+	mechanism.horizon = horizon;
+	mechanism.max_per_step = max_per_step;
+	mechanism.block = block;
 	check_mechanism(&mechanism);
-	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+	return dp_mechanism_to_datum(&mechanism);
+}
+
+/* dp_binary(epsilon, horizon, max_per_step DEFAULT 1) */
+Datum
+dp_binary_construct(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(construct(DP_MECHANISM_BINARY, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  PG_GETARG_INT64(2), 0));
+}
+
+/* dp_simple_i(epsilon, horizon, max_per_step DEFAULT 1) */
+Datum
+dp_simple_i_construct(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_I, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  PG_GETARG_INT64(2), 0));
+}
+
+/* dp_simple_ii(epsilon, max_per_step DEFAULT 1) */
+Datum
+dp_simple_ii_construct(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_II, PG_GETARG_FLOAT8(0), 0,
+							  PG_GETARG_INT64(1), 0));
+}
+
+/*
+ * dp_two_level(epsilon, horizon, block DEFAULT NULL, max_per_step DEFAULT 1);
+ * not strict, so that a NULL block means ceil(sqrt(horizon)).
+ */
+Datum
+dp_two_level_construct(PG_FUNCTION_ARGS)
+{
+	int64		horizon;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	horizon = PG_GETARG_INT64(1);
+	PG_RETURN_DATUM(construct(DP_MECHANISM_TWO_LEVEL, PG_GETARG_FLOAT8(0), horizon,
+							  PG_GETARG_INT64(3),
+							  PG_ARGISNULL(2) ? (horizon >= 1 ? dp_default_block(horizon) : 0)
+							  : PG_GETARG_INT64(2)));
+}
+
+/* dp_hybrid(epsilon, max_per_step DEFAULT 1) */
+Datum
+dp_hybrid_construct(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(construct(DP_MECHANISM_HYBRID, PG_GETARG_FLOAT8(0), 0,
+							  PG_GETARG_INT64(1), 0));
+}
+
+/* dp_ppcum(epsilon, horizon, max_per_step DEFAULT 1) */
+Datum
+dp_ppcum_construct(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(construct(DP_MECHANISM_PPCUM, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  PG_GETARG_INT64(2), 0));
+}
+
+static Datum
+with_flag(Datum datum, uint32 flag)
+{
+	dp_mechanism mechanism = *dp_mechanism_from_datum(datum);
+
+	mechanism.flags |= flag;
+	check_mechanism(&mechanism);
+	return dp_mechanism_to_datum(&mechanism);
+}
+
+/* dp_pan_private(mechanism): the same mechanism with the pan-private option */
+Datum
+dp_pan_private_option(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(with_flag(PG_GETARG_DATUM(0), DP_FLAG_PAN_PRIVATE));
+}
+
+/* dp_consistent(mechanism): the same mechanism with consistent output */
+Datum
+dp_consistent_option(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(with_flag(PG_GETARG_DATUM(0), DP_FLAG_CONSISTENT));
 }
 
 /* dp_error_bound(mechanism, steps, confidence): public, draws no noise */
@@ -157,6 +267,11 @@ dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
 
 	dp_check_confidence(confidence);
 	status = dp_mechanism_error_bound(mechanism, steps, confidence, &bound, &field);
+	if (status == DP_ERROR_HORIZON_EXCEEDED && mechanism->horizon == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("steps must be between 0 and 2^62"),
+				 errdetail("steps was " INT64_FORMAT ".", steps)));
 	if (status == DP_ERROR_HORIZON_EXCEEDED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -46,7 +46,7 @@ typedef struct DpMechanismDatum
 	dp_mechanism mechanism;
 } DpMechanismDatum;
 
-#define DP_MECHANISM_DATUM_VERSION 1
+#define DP_MECHANISM_DATUM_VERSION 2	/* 1: dp_stream 0.1.0, no block field */
 
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);

@@ -385,6 +385,39 @@ test_malformed_text(void)
 	}
 }
 
+/* A state written by dp_stream 0.1.0 (format 1: no block field) still reads. */
+static void
+test_version_1_bytes(void)
+{
+	dp_mechanism mechanism = {.kind = DP_MECHANISM_BINARY, .epsilon = 0.5, .horizon = 100,
+	.max_per_step = 2};
+	dp_counter *counter = malloc(dp_counter_size(&mechanism));
+	dp_counter *reread = malloc(dp_counter_size(&mechanism));
+	size_t		size;
+	unsigned char *bytes;
+	dp_parse_error error;
+
+	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
+	for (int t = 0; t < 37; t++)
+		dp_counter_push(counter, t % 3, &rng);
+	size = dp_counter_serialized_size(counter);
+	bytes = malloc(size);
+	dp_counter_serialize(counter, bytes);
+	/* format 1: version byte 1, and the nodes right after byte 48 */
+	bytes[0] = 1;
+	memmove(bytes + 48, bytes + 56, size - 56);
+	tap_ok(dp_counter_deserialize(bytes, size - 8, reread, &error) == DP_OK &&
+		   dp_counter_release(reread) == dp_counter_release(counter) && reread->steps == 37,
+		   "a version-1 state (0.1.0) reads with the same release and steps");
+	bytes[4] = DP_MECHANISM_HYBRID;
+	tap_ok(dp_counter_deserialize(bytes, size - 8, reread, &error) != DP_OK &&
+		   strcmp(error.field, "kind") == 0,
+		   "a version-1 state of any mechanism but Binary is refused");
+	free(bytes);
+	free(counter);
+	free(reread);
+}
+
 static void
 test_sizes(void)
 {
@@ -423,6 +456,7 @@ main(void)
 	test_round_trips();
 	test_malformed_text();
 	test_sizes();
+	test_version_1_bytes();
 	test_error_distribution();
 	return tap_done();
 }

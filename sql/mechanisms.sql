@@ -1,0 +1,115 @@
+-- Every counting mechanism through SQL: constructors and options, the
+-- window, aggregate and two-step forms, bounds, horizons and bad input.
+CREATE EXTENSION IF NOT EXISTS dp_stream;
+SET dp_stream.seed = 'mechanisms';
+
+-- constructors and their canonical text
+SELECT dp_simple_i(1, 100);
+SELECT dp_simple_ii(0.5);
+SELECT dp_two_level(1, 100);
+SELECT dp_two_level(epsilon => 1, horizon => 100, block => 25, max_per_step => 2);
+SELECT dp_two_level(1, 101) AS block_is_ceil_sqrt;
+SELECT dp_hybrid(1), dp_hybrid(0.5, 4);
+SELECT dp_ppcum(1, 365);
+SELECT dp_pan_private(dp_binary(1, 64));
+SELECT dp_consistent(dp_hybrid(1));
+SELECT dp_consistent(dp_pan_private(dp_two_level(1, 10)));
+SELECT 'two_level(epsilon=1,horizon=100)'::dp_mechanism;
+SELECT 'hybrid(epsilon=1, pan_private=true, consistent=false)'::dp_mechanism;
+SELECT m::text::dp_mechanism::text = m::text AS text_round_trip,
+       dp_mechanism_send(m) = dp_mechanism_send(m::text::dp_mechanism) AS binary_round_trip
+FROM (VALUES (dp_simple_i(0.3, 7)), (dp_simple_ii(0.3, 2)), (dp_two_level(0.3, 50, 3)),
+             (dp_hybrid(0.3)), (dp_ppcum(0.3, 9)), (dp_consistent(dp_pan_private(dp_binary(0.3, 9))))) v(m);
+SELECT dp_two_level(NULL, 100) IS NULL AS null_epsilon_gives_null;
+
+-- bad parameters and options
+SELECT dp_two_level(1, 100, 0);
+SELECT dp_two_level(1, 100, 101);
+SELECT dp_hybrid(0);
+SELECT dp_hybrid('NaN');
+SELECT dp_hybrid(1, 0);
+SELECT dp_hybrid(1, 1125899906842624);
+SELECT dp_simple_i(1, 1099511627776, 1048576);
+SELECT dp_simple_ii(1, -1);
+SELECT dp_ppcum(1, 0);
+SELECT dp_pan_private(dp_ppcum(1, 10));
+SELECT 'hybrid(epsilon=1,horizon=5)'::dp_mechanism;
+SELECT 'simple_ii(epsilon=1,block=3)'::dp_mechanism;
+SELECT 'two_level(epsilon=1,horizon=5,block=x)'::dp_mechanism;
+SELECT 'two_level(epsilon=1,horizon=5,block=6)'::dp_mechanism;
+SELECT 'binary(epsilon=1,horizon=5,pan_private=maybe)'::dp_mechanism;
+SELECT 'ppcum(epsilon=1,horizon=5,pan_private=true)'::dp_mechanism;
+
+-- a month of events: true and private running counts for each mechanism
+CREATE TABLE events AS SELECT d AS day, (d * 5) % 3 AS n FROM generate_series(1, 30) d;
+SELECT day, n, sum(n) OVER w AS truth,
+       dp_count(n, dp_simple_i(1, 30, 2)) OVER w AS simple_i,
+       dp_count(n, dp_simple_ii(1, 2)) OVER w AS simple_ii,
+       dp_count(n, dp_two_level(1, 30, NULL, 2)) OVER w AS two_level,
+       dp_count(n, dp_hybrid(1, 2)) OVER w AS hybrid,
+       dp_count(n, dp_ppcum(1, 30, 2)) OVER w AS ppcum,
+       dp_count(n, dp_consistent(dp_binary(1, 30, 2))) OVER w AS binary_consistent
+FROM events WINDOW w AS (ORDER BY day) ORDER BY day;
+
+-- window, aggregate and two-step forms release the same value from the
+-- same noise stream, for every mechanism and option
+CREATE FUNCTION forms_agree(m dp_mechanism) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  by_window bigint; by_aggregate bigint; by_state bigint; by_push bigint;
+BEGIN
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT c INTO by_window FROM (SELECT day, dp_count(n, m) OVER (ORDER BY day) AS c FROM events) x WHERE day = 30;
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_count(n, m ORDER BY day) INTO by_aggregate FROM events;
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_estimate(dp_count_state(n, m ORDER BY day)) INTO by_state FROM events;
+  -- stored after 29 steps (through text) and continued with the last value
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_estimate(dp_push(s::text::dp_counter, (SELECT n FROM events WHERE day = 30)))
+    INTO by_push
+    FROM (SELECT dp_count_state(n, m ORDER BY day) AS s FROM events WHERE day < 30) x;
+  RETURN by_window = by_aggregate AND by_aggregate = by_state AND by_state = by_push;
+END $$;
+SELECT name, forms_agree(m) FROM (VALUES
+  ('binary', dp_binary(1, 30, 2)), ('simple_i', dp_simple_i(1, 30, 2)),
+  ('simple_ii', dp_simple_ii(1, 2)), ('two_level', dp_two_level(1, 30, 4, 2)),
+  ('hybrid', dp_hybrid(1, 2)), ('ppcum', dp_ppcum(1, 30, 2)),
+  ('binary pan-private', dp_pan_private(dp_binary(1, 30, 2))),
+  ('two_level pan-private consistent', dp_consistent(dp_pan_private(dp_two_level(1, 30, 4, 2)))),
+  ('hybrid pan-private', dp_pan_private(dp_hybrid(1, 2))),
+  ('simple_ii consistent', dp_consistent(dp_simple_ii(1, 2)))) v(name, m);
+
+-- consistent output never decreases and grows by at most max_per_step
+SELECT count(*) FILTER (WHERE c < prev OR c > prev + 2) AS broken, count(*) AS releases
+FROM (SELECT c, coalesce(lag(c) OVER (PARTITION BY k ORDER BY day), 0) AS prev
+      FROM (SELECT k, day, dp_count(n, dp_consistent(dp_hybrid(0.5, 2))) OVER (PARTITION BY k ORDER BY day) AS c
+            FROM events, generate_series(1, 50) k) x) y;
+
+-- stored states: text forms carry the options; 0.1.0 (v1) text still reads
+SET dp_stream.seed = 'states';
+SELECT dp_count_state(n, dp_consistent(dp_pan_private(dp_two_level(1, 30, 4, 2))) ORDER BY day) FROM events;
+SELECT dp_count_state(n, dp_ppcum(1, 30, 2) ORDER BY day) FROM events;
+SELECT dp_steps(s), dp_estimate(s), dp_mechanism(s)
+FROM (SELECT 'v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=3 nodes=[10,20,-5]'::dp_counter AS s) x;
+SELECT dp_estimate(dp_push('v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=3 nodes=[10,20,-5]'::dp_counter, 1)) IS NOT NULL AS v1_state_continues;
+
+-- error bounds from the mechanism alone (no noise drawn)
+SELECT name, round(dp_error_bound(m, s)::numeric, 1) AS bound_95
+FROM (VALUES ('simple_i T=1000 at 500', dp_simple_i(1, 1000), 500),
+             ('simple_ii at 100', dp_simple_ii(1), 100),
+             ('simple_ii at 1000000', dp_simple_ii(1), 1000000),
+             ('two_level T=10000 at 9999', dp_two_level(1, 10000), 9999),
+             ('binary T=10000 at 8191', dp_binary(1, 10000), 8191),
+             ('binary pan-private at 8191', dp_pan_private(dp_binary(1, 10000)), 8191),
+             ('hybrid at 8191 (closes block 12)', dp_hybrid(1), 8191),
+             ('hybrid at 8000', dp_hybrid(1), 8000),
+             ('hybrid at 10^12', dp_hybrid(1), 1000000000000),
+             ('ppcum T=10000 at 1', dp_ppcum(1, 10000), 1)) v(name, m, s);
+
+-- horizons: step T + 1 is refused by every bounded mechanism
+SELECT dp_count(1, dp_simple_i(1, 3)) FROM generate_series(1, 4);
+SELECT dp_count(1, dp_two_level(1, 3)) FROM generate_series(1, 4);
+SELECT dp_count(1, dp_ppcum(1, 3)) FROM generate_series(1, 4);
+SELECT dp_error_bound(dp_ppcum(1, 3), 4);
+SELECT dp_error_bound(dp_hybrid(1), -1);
+SELECT dp_count(1, dp_hybrid(1)) >= 0 AS hybrid_needs_no_horizon FROM generate_series(1, 5000);

@@ -1,0 +1,31 @@
+-- Upgrading from 0.1.0 keeps stored mechanisms and states usable.  (The
+-- objects are 0.1.0's; the library is the current one, so stored bytes are
+-- in the current format.  Reading 0.1.0's version-1 bytes and text is
+-- tested in test/unit/test_binary.c and sql/mechanisms.sql.)
+DROP EXTENSION IF EXISTS dp_stream CASCADE;
+CREATE EXTENSION dp_stream VERSION '0.1.0';
+SET dp_stream.seed = 'upgrade';
+CREATE TABLE kept AS
+  SELECT dp_binary(1, 100) AS m, dp_count_state(v, dp_binary(1, 100) ORDER BY v) AS s
+  FROM generate_series(1, 10) v;
+SELECT s AS state_stored_under_0_1_0 FROM kept;
+ALTER EXTENSION dp_stream UPDATE TO '0.2.0';
+SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
+SELECT m, dp_steps(s), dp_estimate(s), dp_mechanism(s)::text = m::text AS same_mechanism FROM kept;
+SELECT dp_steps(dp_push(s, 1)) AS continued FROM kept;
+SELECT dp_count(1, m) IS NOT NULL AS counted FROM kept;
+SELECT dp_hybrid(1) IS NOT NULL AS new_functions_present;
+-- the upgraded schema matches a fresh 0.2.0 install: same functions
+CREATE TEMP TABLE upgraded AS
+  SELECT p.oid::regprocedure::text AS f FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+  JOIN pg_extension e ON d.refobjid = e.oid WHERE e.extname = 'dp_stream';
+DROP TABLE kept;
+DROP EXTENSION dp_stream;
+CREATE EXTENSION dp_stream;
+CREATE TEMP TABLE fresh AS
+  SELECT p.oid::regprocedure::text AS f FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+  JOIN pg_extension e ON d.refobjid = e.oid WHERE e.extname = 'dp_stream';
+SELECT count(*) AS only_in_one
+FROM ((SELECT f FROM upgraded EXCEPT ALL SELECT f FROM fresh)
+      UNION ALL (SELECT f FROM fresh EXCEPT ALL SELECT f FROM upgraded)) x;
+SELECT count(*) AS functions FROM upgraded;
