@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
+bench/seed003.sh
 bench/throughput.sh
