@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seed 003's comparison reproduced: epsilon = 1, T = 1000 and 10000, random
 # bit streams, error |M(t) - c(t)|.  First with the seed's 25 trials (tables
-# and plots), then with 500 trials to show which differences are real.
+# and data), then with 500 trials (tables and the plots: 25 trials leave
+# the curves too noisy to read) to show which differences are real.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out/seed003 bench/out/seed003_many
@@ -14,17 +15,18 @@ echo
 echo "== the same with $many trials"
 bench/out/seed003_bench "$many" bench/out/seed003_many | tee bench/out/seed003_many.txt
 
-gnuplot <<'PLOT'
-set terminal pngcairo size 1000,560 noenhanced
+gnuplot <<PLOT
+trials = '${many}'
+set terminal pngcairo size 1000,600 noenhanced font ',10'
 set xlabel 't'
-set ylabel 'mean |M(t) - c(t)| over 25 trials'
+set ylabel sprintf('mean |M(t) - c(t)| over %s trials', trials)
 set logscale y
-set key outside right top
+set key outside bottom center horizontal maxrows 3
 set style data lines
 do for [T in "1000 10000"] {
   set output sprintf('bench/out/seed003_T%s.png', T)
   set title sprintf('Seed 003 comparison, T = %s, epsilon = 1 (dp_stream mechanisms)', T)
-  f = sprintf('bench/out/seed003/seed003_T%s.dat', T)
+  f = sprintf('bench/out/seed003_many/seed003_T%s.dat', T)
   plot f using 1:2 lw 2 lc rgb '#7f7f7f' title 'simple_i', \
        f using 1:3 lw 1 lc rgb '#1f77b4' title 'simple_ii', \
        f using 1:4 lw 1 lc rgb '#2ca02c' title 'two_level B=10', \
@@ -38,7 +40,7 @@ do for [T in "1000 10000"] {
 unset logscale y
 set output 'bench/out/seed003_blocks.png'
 set title 'Two-level by block size, T = 10000, epsilon = 1'
-f = 'bench/out/seed003/seed003_T10000.dat'
+f = 'bench/out/seed003_many/seed003_T10000.dat'
 plot f using 1:4 title 'B = 10', f using 1:5 title 'B = 25', f using 1:6 title 'B = 50', \
      f using 1:7 title 'B = 100 = sqrt(T)'
 PLOT
