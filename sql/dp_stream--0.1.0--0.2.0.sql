@@ -1,7 +1,9 @@
 -- dp_stream 0.1.0 -> 0.2.0: every counting mechanism of the seeds, the
 -- pan-private and consistent options, and randomized response.
 -- See docs/mechanisms.md.  Stored 0.1.0 values (dp_mechanism, dp_counter)
--- stay readable: both types read their version-1 formats.
+-- stay readable: both types read their version-1 formats.  There is no
+-- separate 0.2.0 install script: CREATE EXTENSION runs 0.1.0's script and
+-- then this one, so a fresh install and an upgrade are the same objects.
 
 \echo Use "ALTER EXTENSION dp_stream UPDATE TO '0.2.0'" to load this file. \quit
 

@@ -48,7 +48,11 @@ typedef struct dp_counter_kind
 	void		(*start) (dp_counter *counter, dp_random *rng);
 	/* One step with a value already clamped into [0, max_per_step]. */
 	void		(*push) (dp_counter *counter, int64_t value, dp_random *rng);
-	/* Nodes as they are persisted (the in-memory running total folded in). */
+	/*
+	 * Nodes as they are persisted (the in-memory running total folded in);
+	 * NULL when the mechanism keeps no offsets and its nodes are stored as
+	 * they are.
+	 */
 	void		(*persist) (const dp_counter *counter, dp_int128 *nodes);
 	/* Rebuild caches after nodes were loaded in persisted form. */
 	void		(*resume) (dp_counter *counter);
@@ -105,6 +109,8 @@ extern dp_status dp_counter_prepare(dp_counter *counter, const dp_mechanism *mec
 extern size_t dp_counter_size(const dp_mechanism *mechanism);
 /* Nodes in the persisted form (the mechanism's, plus the consistent release). */
 extern int	dp_counter_persisted_node_count(const dp_mechanism *mechanism);
+/* The nodes as stored, into room for DP_COUNTER_MAX_NODES. */
+extern void dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes);
 
 /* Initialises storage of dp_counter_size() bytes; validates the mechanism. */
 extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism,

@@ -74,12 +74,17 @@ fail(dp_parse_error *error, const char *field, const char *problem)
 	return DP_ERROR_FORMAT;
 }
 
-/* The persisted nodes, written into scratch space of DP_COUNTER_MAX_NODES. */
-static void
-persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
+void
+dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
 {
-	counter->kind->persist(counter, nodes);
-	for (int i = counter->kind_nodes; i < counter->node_count; i++)
+	int			first = 0;
+
+	if (counter->kind->persist)
+	{
+		counter->kind->persist(counter, nodes);
+		first = counter->kind_nodes;
+	}
+	for (int i = first; i < counter->node_count; i++)
 		nodes[i] = counter->nodes[i];
 }
 
@@ -107,7 +112,7 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	put_u64(out + 40, (uint64_t) counter->steps);
 	put_u64(out + 48, (uint64_t) counter->mechanism.block);
 
-	persisted_nodes(counter, nodes);
+	dp_counter_persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
 	{
 		dp_uint128	bits = (dp_uint128) nodes[i];
@@ -219,7 +224,7 @@ dp_counter_to_text(const dp_counter *counter, char *buffer)
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
 	char	   *p = buffer;
 
-	persisted_nodes(counter, nodes);
+	dp_counter_persisted_nodes(counter, nodes);
 	p += sprintf(p, "v%d ", DP_COUNTER_FORMAT_VERSION);
 	p += dp_mechanism_to_text(&counter->mechanism, p, DP_MECHANISM_TEXT_BYTES);
 	p += sprintf(p, " steps=%lld nodes=[", (long long) counter->steps);

@@ -175,6 +175,7 @@ typedef struct tail_context
 {
 	int			terms;
 	double		log_q;
+	double		q;
 	double		p;				/* 1 - q */
 	double		weight[DP_EXACT_TERMS_MAX + 1];
 } tail_context;
@@ -195,6 +196,7 @@ tail_context_init(tail_context *context, const dp_scale *scale, int k)
 
 	context->terms = k;
 	context->log_q = log_q;
+	context->q = exp(log_q);
 	context->p = one_minus_q;
 	for (int m = 0; m < k; m++)
 	{
@@ -240,7 +242,7 @@ tail_at(const tail_context *context, double w)
 	for (int j = 1; j <= context->terms; j++)
 	{
 		total += context->weight[j] * f;
-		f += exp(context->log_q) * b;
+		f += context->q * b;
 		b *= context->p * (w + j) / (j + 1);
 	}
 	return total > 1.0 ? 1.0 : total;

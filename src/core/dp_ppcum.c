@@ -72,13 +72,6 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 }
 
 static void
-ppcum_persist(const dp_counter *counter, dp_int128 *nodes)
-{
-	for (int i = 0; i < counter->kind_nodes; i++)
-		nodes[i] = counter->nodes[i];
-}
-
-static void
 ppcum_resume(dp_counter *counter)
 {
 	counter->release = counter->nodes[counter->kind_nodes - 1];
@@ -102,7 +95,7 @@ const dp_counter_kind dp_ppcum_kind = {
 	.set_scales = ppcum_set_scales,
 	.start = ppcum_start,
 	.push = ppcum_push,
-	.persist = ppcum_persist,
+	.persist = NULL,
 	.resume = ppcum_resume,
 	.noise_groups = ppcum_noise_groups,
 };

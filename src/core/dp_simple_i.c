@@ -100,13 +100,6 @@ simple_i_push(dp_counter *counter, int64_t value, dp_random *rng)
 }
 
 static void
-simple_i_persist(const dp_counter *counter, dp_int128 *nodes)
-{
-	nodes[0] = counter->nodes[0];
-	nodes[1] = counter->nodes[1];
-}
-
-static void
 simple_i_resume(dp_counter *counter)
 {
 	counter->release = counter->nodes[1];
@@ -132,7 +125,7 @@ const dp_counter_kind dp_simple_i_kind = {
 	.set_scales = simple_i_set_scales,
 	.start = simple_i_start,
 	.push = simple_i_push,
-	.persist = simple_i_persist,
+	.persist = NULL,
 	.resume = simple_i_resume,
 	.noise_groups = simple_i_noise_groups,
 };

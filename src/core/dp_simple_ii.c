@@ -42,12 +42,6 @@ simple_ii_push(dp_counter *counter, int64_t value, dp_random *rng)
 }
 
 static void
-simple_ii_persist(const dp_counter *counter, dp_int128 *nodes)
-{
-	nodes[0] = counter->nodes[0];
-}
-
-static void
 simple_ii_resume(dp_counter *counter)
 {
 	counter->release = counter->nodes[0];
@@ -71,7 +65,7 @@ const dp_counter_kind dp_simple_ii_kind = {
 	.set_scales = simple_ii_set_scales,
 	.start = simple_ii_start,
 	.push = simple_ii_push,
-	.persist = simple_ii_persist,
+	.persist = NULL,
 	.resume = simple_ii_resume,
 	.noise_groups = simple_ii_noise_groups,
 };

@@ -60,13 +60,6 @@ two_level_push(dp_counter *counter, int64_t value, dp_random *rng)
 }
 
 static void
-two_level_persist(const dp_counter *counter, dp_int128 *nodes)
-{
-	for (int i = 0; i < 3; i++)
-		nodes[i] = counter->nodes[i];
-}
-
-static void
 two_level_resume(dp_counter *counter)
 {
 	counter->release = counter->nodes[0] + counter->nodes[2];
@@ -93,7 +86,7 @@ const dp_counter_kind dp_two_level_kind = {
 	.set_scales = two_level_set_scales,
 	.start = two_level_start,
 	.push = two_level_push,
-	.persist = two_level_persist,
+	.persist = NULL,
 	.resume = two_level_resume,
 	.noise_groups = two_level_noise_groups,
 };

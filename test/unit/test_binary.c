@@ -122,7 +122,7 @@ test_error_distribution(void)
 			if (t == 1000)
 			{
 				/* level 4 (bit clear at t = 1000) holds (992, 1000] plus noise */
-				counter->kind->persist(counter, persisted);
+				dp_counter_persisted_nodes(counter, persisted);
 				pan_sum += (double) (persisted[4] - window);
 				pan_sum_sq += (double) (persisted[4] - window) * (double) (persisted[4] - window);
 			}

@@ -304,7 +304,7 @@ test_stored_accumulator(const char *label, dp_mechanism mechanism, int node,
 			if (t >= covered_from)
 				covered += value;
 		}
-		counter->kind->persist(counter, persisted);
+		dp_counter_persisted_nodes(counter, persisted);
 		difference = (double) (persisted[node] - covered);
 		sum += difference;
 		sum_sq += difference * difference;
