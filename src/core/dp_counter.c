@@ -151,12 +151,18 @@ dp_counter_value_from_double(const dp_counter *counter, double value)
 	return (int64_t) nearbyint(value);
 }
 
+dp_int128
+dp_counter_release_wide(const dp_counter *counter)
+{
+	if (counter->mechanism.flags & DP_FLAG_CONSISTENT)
+		return counter->nodes[counter->kind_nodes];
+	return counter->release;
+}
+
 int64_t
 dp_counter_release(const dp_counter *counter)
 {
-	if (counter->mechanism.flags & DP_FLAG_CONSISTENT)
-		return dp_int128_to_int64_saturated(counter->nodes[counter->kind_nodes]);
-	return dp_int128_to_int64_saturated(counter->release);
+	return dp_int128_to_int64_saturated(dp_counter_release_wide(counter));
 }
 
 int

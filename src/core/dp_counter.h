@@ -123,6 +123,8 @@ extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *
 extern int64_t dp_counter_value_from_double(const dp_counter *counter, double value);
 
 extern int64_t dp_counter_release(const dp_counter *counter);
+/* The same without saturation (the consistent release when that option is set). */
+extern dp_int128 dp_counter_release_wide(const dp_counter *counter);
 /* The noise of the release at the counter's current step. */
 extern int	dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups);
 extern double dp_counter_noise_variance(const dp_counter *counter);
@@ -157,5 +159,8 @@ extern void dp_counter_to_text(const dp_counter *counter, char *buffer);
  */
 extern dp_status dp_counter_parse(const char *text, dp_mechanism *mechanism,
 								  dp_counter *counter, dp_parse_error *error);
+/* The same from *cursor, stopping after the nodes (for containing formats). */
+extern dp_status dp_counter_parse_at(const char **cursor, dp_mechanism *mechanism,
+									 dp_counter *counter, dp_parse_error *error);
 
 #endif							/* DP_COUNTER_H */

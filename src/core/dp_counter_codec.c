@@ -243,6 +243,21 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 				 dp_parse_error *error)
 {
 	const char *cursor = text;
+	dp_status	status = dp_counter_parse_at(&cursor, mechanism, counter, error);
+
+	if (status != DP_OK)
+		return status;
+	dp_text_skip_blanks(&cursor);
+	if (*cursor != '\0')
+		return fail(error, "end", "unexpected text after the nodes");
+	return DP_OK;
+}
+
+dp_status
+dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *counter,
+					dp_parse_error *error)
+{
+	const char *cursor = *position;
 	int64_t		version;
 	int64_t		steps;
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
@@ -285,12 +300,10 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 		if (!dp_text_accept(&cursor, "]"))
 			return fail(error, "nodes", "expected \",\" or \"]\"");
 	}
-	dp_text_skip_blanks(&cursor);
-	if (*cursor != '\0')
-		return fail(error, "end", "unexpected text after the nodes");
 	if (count != dp_counter_persisted_node_count(mechanism))
 		return fail(error, "nodes", "node count does not match the mechanism");
 
+	*position = cursor;
 	if (counter == NULL)
 		return DP_OK;
 	return load(counter, mechanism, steps, nodes, error);

@@ -1,0 +1,539 @@
+/*
+ * dp_statistic.c
+ *		Sum, average and variance as post-processing of one to three counters.
+ *
+ * Sensitivities under the neighbour relation of dp_statistic.h, with
+ * h = (upper - lower) / 2 and m = lower + h:
+ *
+ *   count of observations          1 (an observation appears or vanishes)
+ *   sum of x, NULL adding 0        max(upper, 0) - min(lower, 0)
+ *   sum of x - m, NULL adding 0    2h = upper - lower (a value change; an
+ *                                  observation appearing moves it by <= h)
+ *   sum of (x - m)^2               h^2
+ *
+ * Each is the width of the channel's range [low, high], which always holds
+ * 0, the contribution of a step without an observation.  Rounding to the
+ * grid of g can move a value by less than g, so the counter is calibrated
+ * to N = ceil(high / g) - floor(low / g) units and every unit value is
+ * clamped into [0, N]: the sensitivity actually charged, N * g, is at least
+ * the width and at most the width plus 2g.
+ *
+ * The counters share the budget: epsilon / 2 each for an average (seed 004
+ * Theorem 5) and epsilon / 3 each for a variance.  By basic composition the
+ * tuple of releases is epsilon-DP, and every estimate is a function of that
+ * tuple only.
+ */
+#include "dp_statistic.h"
+
+#include <math.h>
+#include <string.h>
+
+static int
+channels_for(int32_t kind)
+{
+	switch (kind)
+	{
+		case DP_STATISTIC_SUM:
+			return 1;
+		case DP_STATISTIC_AVERAGE:
+			return 2;
+		case DP_STATISTIC_VARIANCE:
+			return 3;
+	}
+	return 0;
+}
+
+/*
+ * epsilon / parts, never above the exact quotient: a share rounded up by
+ * one ulp would make the parts add up to more than epsilon.
+ */
+static double
+epsilon_share(double epsilon, int parts)
+{
+	double		share = epsilon / parts;
+
+	if (parts == 1 || parts == 2)
+		return share;			/* exact in binary floating point */
+	return nextafter(share, 0.0);
+}
+
+static double
+half_range(const dp_statistic_spec *spec)
+{
+	return spec->upper / 2 - spec->lower / 2;
+}
+
+static double
+midpoint(const dp_statistic_spec *spec)
+{
+	return spec->lower / 2 + spec->upper / 2;
+}
+
+static bool
+uses_midpoint(const dp_statistic_spec *spec)
+{
+	return spec->kind == DP_STATISTIC_VARIANCE ||
+		(spec->kind == DP_STATISTIC_AVERAGE && spec->estimator == DP_ESTIMATOR_MIDPOINT);
+}
+
+static dp_status
+set_channel(dp_channel *channel, const dp_statistic_spec *spec, dp_channel_role role,
+			const char **field)
+{
+	double		h = half_range(spec);
+	int			exponent;
+
+	channel->role = role;
+	switch (role)
+	{
+		case DP_CHANNEL_COUNT:
+			channel->low = 0;
+			channel->high = 1;
+			break;
+		case DP_CHANNEL_SUM:
+			if (uses_midpoint(spec))
+			{
+				channel->low = -h;
+				channel->high = h;
+			}
+			else
+			{
+				channel->low = fmin(spec->lower, 0);
+				channel->high = fmax(spec->upper, 0);
+			}
+			break;
+		case DP_CHANNEL_SQUARES:
+			channel->low = 0;
+			channel->high = h * h;
+			break;
+	}
+
+	if (role == DP_CHANNEL_COUNT)
+		exponent = 0;
+	else
+	{
+		/* range = f * 2^e with f in [0.5, 1): the range spans 2^39..2^40 units */
+		(void) frexp(channel->high - channel->low, &exponent);
+		exponent -= DP_STATISTIC_GRANULARITY_BITS;
+		if (spec->domain == DP_VALUES_INTEGER && exponent < 0)
+			exponent = 0;		/* integers stay exact and the noise integral */
+	}
+	channel->granularity_exponent = exponent;
+	channel->base_units = (int64_t) floor(ldexp(channel->low, -exponent));
+
+	channel->mechanism = spec->mechanism;
+	channel->mechanism.epsilon = epsilon_share(spec->mechanism.epsilon,
+											   channels_for(spec->kind));
+	channel->mechanism.max_per_step =
+		(int64_t) ceil(ldexp(channel->high, -exponent)) - channel->base_units;
+	return dp_mechanism_validate(&channel->mechanism, field);
+}
+
+static bool
+bound_ok(double bound)
+{
+	return isfinite(bound) && fabs(bound) <= DP_STATISTIC_BOUND_MAX;
+}
+
+dp_status
+dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const char **field)
+{
+	static const dp_channel_role roles[] = {DP_CHANNEL_COUNT, DP_CHANNEL_SUM, DP_CHANNEL_SQUARES};
+	int			count = channels_for(spec->kind);
+	size_t		offset;
+	dp_status	status;
+
+	*field = NULL;
+	if (count == 0)
+	{
+		*field = "statistic";
+		return DP_ERROR_FORMAT;
+	}
+	if (!bound_ok(spec->lower))
+	{
+		*field = "lower";
+		return DP_ERROR_BOUNDS;
+	}
+	if (!bound_ok(spec->upper))
+	{
+		*field = "upper";
+		return DP_ERROR_BOUNDS;
+	}
+	if (!(spec->lower < spec->upper))
+	{
+		*field = "bounds";
+		return DP_ERROR_BOUNDS;
+	}
+	if (spec->domain == DP_VALUES_INTEGER &&
+		(spec->kind != DP_STATISTIC_SUM ||
+		 spec->lower != floor(spec->lower) || spec->upper != floor(spec->upper)))
+	{
+		*field = "values";
+		return DP_ERROR_BOUNDS;
+	}
+	if (spec->domain != DP_VALUES_REAL && spec->domain != DP_VALUES_INTEGER)
+	{
+		*field = "values";
+		return DP_ERROR_FORMAT;
+	}
+	if (spec->estimator != DP_ESTIMATOR_MIDPOINT && spec->estimator != DP_ESTIMATOR_PLAIN)
+	{
+		*field = "estimator";
+		return DP_ERROR_FORMAT;
+	}
+	/* the bounds replace max_per_step; a different value would be ignored silently */
+	if (spec->mechanism.max_per_step != 1)
+	{
+		*field = "max_per_step";
+		return DP_ERROR_MAX_PER_STEP;
+	}
+	status = dp_mechanism_validate(&spec->mechanism, field);
+	if (status != DP_OK)
+		return status;
+
+	memset(layout, 0, sizeof(*layout));
+	layout->spec = *spec;
+	layout->channel_count = count;
+	/* a sum alone needs no count */
+	offset = (sizeof(dp_statistic) + 15) & ~(size_t) 15;
+	for (int i = 0; i < count; i++)
+	{
+		dp_channel *channel = &layout->channels[i];
+
+		status = set_channel(channel, spec, count == 1 ? DP_CHANNEL_SUM : roles[i], field);
+		if (status != DP_OK)
+			return status;
+		channel->counter_offset = offset;
+		offset += (dp_counter_size(&channel->mechanism) + 15) & ~(size_t) 15;
+	}
+	return DP_OK;
+}
+
+size_t
+dp_statistic_size(const dp_statistic *layout)
+{
+	const dp_channel *last = &layout->channels[layout->channel_count - 1];
+
+	return last->counter_offset + dp_counter_size(&last->mechanism);
+}
+
+dp_counter *
+dp_statistic_counter(dp_statistic *statistic, int channel)
+{
+	return (dp_counter *) ((char *) statistic + statistic->channels[channel].counter_offset);
+}
+
+const dp_counter *
+dp_statistic_counter_const(const dp_statistic *statistic, int channel)
+{
+	return (const dp_counter *) ((const char *) statistic +
+								 statistic->channels[channel].counter_offset);
+}
+
+void
+dp_statistic_start(dp_statistic *statistic, const dp_statistic *layout, dp_random *rng)
+{
+	const char *field;
+
+	if (statistic != layout)
+		memcpy(statistic, layout, sizeof(dp_statistic));
+	for (int i = 0; i < statistic->channel_count; i++)
+		(void) dp_counter_start(dp_statistic_counter(statistic, i),
+								&statistic->channels[i].mechanism, rng, &field);
+}
+
+static int64_t
+channel_units(const dp_channel *channel, double value)
+{
+	double		units;
+	int64_t		result;
+
+	value = fmin(fmax(value, channel->low), channel->high);
+	units = nearbyint(ldexp(value, -channel->granularity_exponent));
+	result = (int64_t) units - channel->base_units;
+	/* rounding may step one unit outside; the sensitivity is N units */
+	if (result < 0)
+		result = 0;
+	else if (result > channel->mechanism.max_per_step)
+		result = channel->mechanism.max_per_step;
+	return result;
+}
+
+dp_status
+dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_random *rng)
+{
+	const dp_statistic_spec *spec = &statistic->spec;
+	double		centre = uses_midpoint(spec) ? midpoint(spec) : 0;
+	double		x = 0;
+
+	/* a NaN is not a number to observe; refusing it would tell on the row */
+	if (isnan(value))
+		observed = false;
+	if (observed)
+		x = fmin(fmax(value, spec->lower), spec->upper) - centre;
+
+	for (int i = 0; i < statistic->channel_count; i++)
+	{
+		const dp_channel *channel = &statistic->channels[i];
+		double		contribution = 0;
+		dp_status	status;
+
+		if (observed)
+		{
+			switch (channel->role)
+			{
+				case DP_CHANNEL_COUNT:
+					contribution = 1;
+					break;
+				case DP_CHANNEL_SUM:
+					contribution = x;
+					break;
+				case DP_CHANNEL_SQUARES:
+					contribution = x * x;
+					break;
+			}
+		}
+		/* all counters share the step count, so only the first can refuse */
+		status = dp_counter_push(dp_statistic_counter(statistic, i),
+								 channel_units(channel, contribution), rng);
+		if (status != DP_OK)
+			return status;
+	}
+	return DP_OK;
+}
+
+dp_status
+dp_statistic_push_integer(dp_statistic *statistic, bool observed, int64_t value,
+						  dp_random *rng)
+{
+	/* the bounds are integers of at most 2^53, exact as both types */
+	int64_t		lower = (int64_t) statistic->spec.lower;
+	int64_t		upper = (int64_t) statistic->spec.upper;
+
+	if (value < lower)
+		value = lower;
+	else if (value > upper)
+		value = upper;
+	return dp_statistic_push(statistic, observed, (double) value, rng);
+}
+
+int64_t
+dp_statistic_steps(const dp_statistic *statistic)
+{
+	return dp_statistic_counter_const(statistic, 0)->steps;
+}
+
+/* The release in units of g, with the base added back, as an exact integer. */
+static dp_int128
+channel_total_units(const dp_statistic *statistic, int channel)
+{
+	const dp_counter *counter = dp_statistic_counter_const(statistic, channel);
+
+	return dp_counter_release_wide(counter) +
+		(dp_int128) counter->steps * statistic->channels[channel].base_units;
+}
+
+double
+dp_statistic_channel_estimate(const dp_statistic *statistic, int channel)
+{
+	return ldexp((double) channel_total_units(statistic, channel),
+				 statistic->channels[channel].granularity_exponent);
+}
+
+static int
+channel_of(const dp_statistic *statistic, dp_channel_role role)
+{
+	for (int i = 0; i < statistic->channel_count; i++)
+		if (statistic->channels[i].role == (int32_t) role)
+			return i;
+	return -1;
+}
+
+bool
+dp_statistic_provides(const dp_statistic *statistic, dp_estimate_kind what)
+{
+	switch (what)
+	{
+		case DP_ESTIMATE_SUM:
+			return true;
+		case DP_ESTIMATE_COUNT:
+		case DP_ESTIMATE_AVERAGE:
+			return statistic->spec.kind != DP_STATISTIC_SUM;
+		case DP_ESTIMATE_VAR_POP:
+		case DP_ESTIMATE_VAR_SAMP:
+		case DP_ESTIMATE_STDDEV_POP:
+		case DP_ESTIMATE_STDDEV_SAMP:
+			return statistic->spec.kind == DP_STATISTIC_VARIANCE;
+	}
+	return false;
+}
+
+static double
+clamp(double value, double low, double high)
+{
+	return fmin(fmax(value, low), high);
+}
+
+/* The average in the sum channel's coordinates, clamped; false if count < 1. */
+static bool
+centred_average(const dp_statistic *statistic, double *count, double *average)
+{
+	const dp_channel *sum = &statistic->channels[channel_of(statistic, DP_CHANNEL_SUM)];
+	double		c = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+	double		low = uses_midpoint(&statistic->spec) ? sum->low : statistic->spec.lower;
+	double		high = uses_midpoint(&statistic->spec) ? sum->high : statistic->spec.upper;
+
+	if (c < 1)
+		return false;
+	*count = c;
+	*average = clamp(dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_SUM)) / c,
+					 low, high);
+	return true;
+}
+
+static bool
+population_variance(const dp_statistic *statistic, double *count, double *variance)
+{
+	double		h = half_range(&statistic->spec);
+	double		mean;
+	double		mean_square;
+
+	if (!centred_average(statistic, count, &mean))
+		return false;
+	mean_square = clamp(dp_statistic_channel_estimate(statistic,
+													  channel_of(statistic, DP_CHANNEL_SQUARES)) / *count,
+						0, h * h);
+	*variance = clamp(mean_square - mean * mean, 0, h * h);
+	return true;
+}
+
+bool
+dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, double *estimate)
+{
+	const dp_statistic_spec *spec = &statistic->spec;
+	double		count;
+	double		value;
+
+	switch (what)
+	{
+		case DP_ESTIMATE_SUM:
+			value = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_SUM));
+			if (uses_midpoint(spec))
+				value += midpoint(spec) *
+					dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+			*estimate = value;
+			return true;
+		case DP_ESTIMATE_COUNT:
+			*estimate = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+			return true;
+		case DP_ESTIMATE_AVERAGE:
+			if (!centred_average(statistic, &count, &value))
+				return false;
+			if (uses_midpoint(spec))
+				value += midpoint(spec);
+			*estimate = clamp(value, spec->lower, spec->upper);
+			return true;
+		case DP_ESTIMATE_VAR_POP:
+		case DP_ESTIMATE_STDDEV_POP:
+			if (!population_variance(statistic, &count, &value))
+				return false;
+			*estimate = what == DP_ESTIMATE_VAR_POP ? value : sqrt(value);
+			return true;
+		case DP_ESTIMATE_VAR_SAMP:
+		case DP_ESTIMATE_STDDEV_SAMP:
+			if (!population_variance(statistic, &count, &value) || count < 2)
+				return false;
+			/* at most h^2 c / (c - 1), the largest sample variance of c values */
+			value *= count / (count - 1);
+			*estimate = what == DP_ESTIMATE_VAR_SAMP ? value : sqrt(value);
+			return true;
+	}
+	return false;
+}
+
+bool
+dp_statistic_integer_sum(const dp_statistic *statistic, int64_t *sum)
+{
+	int			channel = channel_of(statistic, DP_CHANNEL_SUM);
+	int			exponent = statistic->channels[channel].granularity_exponent;
+	dp_int128	total;
+
+	if (statistic->spec.domain != DP_VALUES_INTEGER || exponent < 0 || exponent > 62)
+		return false;
+	total = channel_total_units(statistic, channel);
+	if (total > (dp_int128) (INT64_MAX >> exponent) || total < (dp_int128) (INT64_MIN >> exponent))
+		return false;
+	*sum = (int64_t) (total * ((dp_int128) 1 << exponent));
+	return true;
+}
+
+bool
+dp_statistic_error_bound(const dp_statistic *statistic, double confidence, double *bound)
+{
+	const dp_statistic_spec *spec = &statistic->spec;
+	int			sum = channel_of(statistic, DP_CHANNEL_SUM);
+	int			count_channel;
+	double		each;
+	double		count_width;
+	double		sum_width;
+	double		count;
+	double		mean;
+	double		low;
+	double		high;
+	double		s;
+
+	if (spec->kind == DP_STATISTIC_SUM)
+	{
+		*bound = ldexp(dp_counter_error_bound(dp_statistic_counter_const(statistic, sum), confidence),
+					   statistic->channels[sum].granularity_exponent);
+		return true;
+	}
+	if (spec->kind != DP_STATISTIC_AVERAGE || !centred_average(statistic, &count, &mean))
+		return false;
+
+	/* both noises inside their (1 + confidence) / 2 bounds: probability >= confidence */
+	each = (1 + confidence) / 2;
+	count_channel = channel_of(statistic, DP_CHANNEL_COUNT);
+	count_width = dp_counter_error_bound(dp_statistic_counter_const(statistic, count_channel), each);
+	sum_width = ldexp(dp_counter_error_bound(dp_statistic_counter_const(statistic, sum), each),
+					  statistic->channels[sum].granularity_exponent);
+	s = dp_statistic_channel_estimate(statistic, sum);
+
+	/* S / C is monotone in each of S and C for C > 0: the corners bound it */
+	{
+		double		c_low = fmax(1, count - count_width);
+		double		c_high = count + count_width;
+		double		corners[4] = {
+			(s - sum_width) / c_low, (s - sum_width) / c_high,
+			(s + sum_width) / c_low, (s + sum_width) / c_high
+		};
+		double		range_low = uses_midpoint(spec) ? statistic->channels[sum].low : spec->lower;
+		double		range_high = uses_midpoint(spec) ? statistic->channels[sum].high : spec->upper;
+
+		low = high = corners[0];
+		for (int i = 1; i < 4; i++)
+		{
+			low = fmin(low, corners[i]);
+			high = fmax(high, corners[i]);
+		}
+		low = clamp(low, range_low, range_high);
+		high = clamp(high, range_low, range_high);
+	}
+	*bound = fmax(mean - low, high - mean);
+	return true;
+}
+
+const char *
+dp_statistic_kind_name(int32_t kind)
+{
+	switch (kind)
+	{
+		case DP_STATISTIC_SUM:
+			return "sum";
+		case DP_STATISTIC_AVERAGE:
+			return "average";
+		case DP_STATISTIC_VARIANCE:
+			return "variance";
+	}
+	return NULL;
+}
