@@ -15,8 +15,13 @@ SELECT m, dp_steps(s), dp_estimate(s), dp_mechanism(s)::text = m::text AS same_m
 SELECT dp_steps(dp_push(s, 1)) AS continued FROM kept;
 SELECT dp_count(1, m) IS NOT NULL AS counted FROM kept;
 SELECT dp_hybrid(1) IS NOT NULL AS new_functions_present;
--- the upgraded schema matches a fresh 0.2.0 install (0.1.0's script plus the
--- update script, chosen by CREATE EXTENSION): same functions
+-- and on to 0.3.0 (sums, averages, variances): the stored counters still work
+ALTER EXTENSION dp_stream UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
+SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_3_0 FROM kept;
+SELECT dp_sum(v, 0, 10, dp_binary(1, 100)) IS NOT NULL AS sums_present FROM generate_series(1, 10) v;
+-- the upgraded schema matches a fresh install (0.1.0's script plus the
+-- update scripts, chosen by CREATE EXTENSION): same functions
 CREATE TEMP TABLE upgraded AS
   SELECT p.oid::regprocedure::text AS f FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
   JOIN pg_extension e ON d.refobjid = e.oid WHERE e.extname = 'dp_stream';

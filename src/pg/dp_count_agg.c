@@ -30,8 +30,8 @@ typedef struct CountAggState
  * row of a frame whose start moves, which would draw fresh noise for steps
  * already released and multiply the privacy loss.  Refuse such frames.
  */
-static void
-check_window_frame(FunctionCallInfo fcinfo)
+void
+dp_check_window_frame(FunctionCallInfo fcinfo)
 {
 	WindowAggState *window;
 
@@ -55,7 +55,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 	const char *field = NULL;
 	dp_status	status;
 
-	check_window_frame(fcinfo);
+	dp_check_window_frame(fcinfo);
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -96,6 +96,11 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
 							 "more slowly with the horizon.")));
 			break;
+		case DP_ERROR_BOUNDS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid dp_stream bounds (field \"%s\")", field ? field : "?")));
+			break;
 		case DP_ERROR_FORMAT:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -105,6 +110,39 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			break;
 	}
 	elog(ERROR, "unexpected dp_stream status %d", (int) status);
+}
+
+void
+dp_report_statistic_status(dp_status status, const char *field, const dp_statistic_spec *spec)
+{
+	if (status == DP_ERROR_BOUNDS && field && strcmp(field, "values") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("integer bounds are needed for an integer sum"),
+				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper)));
+	if (status == DP_ERROR_BOUNDS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lower must be less than upper, and both finite with magnitude at most 2^53"),
+				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
+				 errhint("The bounds declare the range every value is clamped into; "
+						 "the noise grows with upper - lower.")));
+	if (status == DP_ERROR_MAX_PER_STEP)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sums, averages and variances take their range from lower and upper, not max_per_step"),
+				 errdetail("The mechanism has max_per_step " INT64_FORMAT ".",
+						   spec->mechanism.max_per_step),
+				 errhint("Build the mechanism without max_per_step, e.g. dp_hybrid(1.0).")));
+	if (status == DP_ERROR_EPSILON && spec->mechanism.epsilon >= DP_EPSILON_MIN &&
+		spec->mechanism.epsilon <= DP_EPSILON_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon is too small to split between the counters of this statistic"),
+				 errdetail("epsilon was %g; an average gives each of its two counters half, "
+						   "a variance each of its three a third, and each share must be at least 2^-40.",
+						   spec->mechanism.epsilon)));
+	dp_report_status(status, field, &spec->mechanism);
 }
 
 void

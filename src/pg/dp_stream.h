@@ -9,6 +9,7 @@
 #include "fmgr.h"
 
 #include "dp_counter.h"
+#include "dp_statistic.h"
 
 /* The noise source of this backend (dp_stream.c). */
 extern dp_random *dp_backend_random(void);
@@ -20,6 +21,16 @@ extern void dp_report_status(dp_status status, const char *field,
 extern void dp_check_confidence(double confidence);
 extern void dp_report_parse_error(const char *type_name, const char *input,
 								  const dp_parse_error *error, bool binary) pg_attribute_noreturn();
+
+/*
+ * Refuses a window frame whose start moves (it would restart the aggregate
+ * and redraw noise for steps already released); a no-op outside windows.
+ */
+extern void dp_check_window_frame(FunctionCallInfo fcinfo);
+
+/* ereport(ERROR) for a status from dp_statistic_layout. */
+extern void dp_report_statistic_status(dp_status status, const char *field,
+									   const dp_statistic_spec *spec) pg_attribute_noreturn();
 
 /* How a step value arrives from SQL. */
 typedef enum DpValueType
@@ -54,5 +65,9 @@ extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 /* dp_counter SQL type: a varlena holding the core's binary form. */
 extern dp_counter *dp_counter_from_datum(Datum datum);
 extern Datum dp_counter_to_datum(const dp_counter *counter);
+
+/* dp_statistic SQL type: a varlena holding the core's binary form. */
+extern dp_statistic *dp_statistic_from_datum(Datum datum);
+extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
 
 #endif							/* DP_STREAM_PG_H */

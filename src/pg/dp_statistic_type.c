@@ -1,0 +1,238 @@
+/*
+ * dp_statistic_type.c
+ *		The dp_statistic SQL type (a stored, continuable sum, average or
+ *		variance state) and the functions that read and advance it.
+ */
+#include "dp_stream.h"
+
+#include <math.h>
+
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(dp_statistic_in);
+PG_FUNCTION_INFO_V1(dp_statistic_out);
+PG_FUNCTION_INFO_V1(dp_statistic_send);
+PG_FUNCTION_INFO_V1(dp_statistic_recv);
+PG_FUNCTION_INFO_V1(dp_statistic_push_float8);
+PG_FUNCTION_INFO_V1(dp_statistic_push_int8);
+PG_FUNCTION_INFO_V1(dp_statistic_estimate_default);
+PG_FUNCTION_INFO_V1(dp_statistic_estimate_named);
+PG_FUNCTION_INFO_V1(dp_statistic_steps_sql);
+PG_FUNCTION_INFO_V1(dp_statistic_mechanism);
+PG_FUNCTION_INFO_V1(dp_statistic_error_bound_sql);
+
+static dp_statistic *
+statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+{
+	dp_statistic layout;
+	dp_parse_error error;
+	dp_statistic *statistic;
+
+	if (dp_statistic_peek(data, length, &layout, &error) != DP_OK)
+		dp_report_parse_error("dp_statistic", text, &error, binary);
+	statistic = palloc(dp_statistic_size(&layout));
+	if (dp_statistic_deserialize(data, length, statistic, &error) != DP_OK)
+		dp_report_parse_error("dp_statistic", text, &error, binary);
+	return statistic;
+}
+
+dp_statistic *
+dp_statistic_from_datum(Datum datum)
+{
+	bytea	   *value = PG_DETOAST_DATUM_PACKED(datum);
+
+	return statistic_from_bytes((const unsigned char *) VARDATA_ANY(value),
+								VARSIZE_ANY_EXHDR(value), true, "");
+}
+
+Datum
+dp_statistic_to_datum(const dp_statistic *statistic)
+{
+	size_t		length = dp_statistic_serialized_size(statistic);
+	bytea	   *value = palloc(VARHDRSZ + length);
+
+	SET_VARSIZE(value, VARHDRSZ + length);
+	dp_statistic_serialize(statistic, (unsigned char *) VARDATA(value));
+	return PointerGetDatum(value);
+}
+
+Datum
+dp_statistic_in(PG_FUNCTION_ARGS)
+{
+	char	   *text = PG_GETARG_CSTRING(0);
+	dp_statistic layout;
+	dp_parse_error error;
+	dp_statistic *statistic;
+
+	if (dp_statistic_parse(text, &layout, NULL, &error) != DP_OK)
+		dp_report_parse_error("dp_statistic", text, &error, false);
+	statistic = palloc(dp_statistic_size(&layout));
+	if (dp_statistic_parse(text, &layout, statistic, &error) != DP_OK)
+		dp_report_parse_error("dp_statistic", text, &error, false);
+	PG_RETURN_DATUM(dp_statistic_to_datum(statistic));
+}
+
+Datum
+dp_statistic_out(PG_FUNCTION_ARGS)
+{
+	dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	char	   *buffer = palloc(dp_statistic_text_size(statistic));
+
+	dp_statistic_to_text(statistic, buffer);
+	PG_RETURN_CSTRING(buffer);
+}
+
+Datum
+dp_statistic_send(PG_FUNCTION_ARGS)
+{
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
+	StringInfoData buffer;
+
+	pq_begintypsend(&buffer);
+	pq_sendbytes(&buffer, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
+}
+
+Datum
+dp_statistic_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buffer = (StringInfo) PG_GETARG_POINTER(0);
+	int			length = buffer->len - buffer->cursor;
+	const char *data = pq_getmsgbytes(buffer, length);
+
+	PG_RETURN_DATUM(dp_statistic_to_datum(statistic_from_bytes((const unsigned char *) data,
+															   length, true, "")));
+}
+
+/* A NULL value is a step without an observation, as in the aggregates. */
+static Datum
+push_value(FunctionCallInfo fcinfo, bool integer)
+{
+	dp_statistic *statistic;
+	dp_status	status;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	if (integer)
+		status = dp_statistic_push_integer(statistic, !PG_ARGISNULL(1),
+										   PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1),
+										   dp_backend_random());
+	else
+		status = dp_statistic_push(statistic, !PG_ARGISNULL(1),
+								   PG_ARGISNULL(1) ? 0 : PG_GETARG_FLOAT8(1),
+								   dp_backend_random());
+	if (status != DP_OK)
+		dp_report_status(status, NULL, &statistic->spec.mechanism);
+	PG_RETURN_DATUM(dp_statistic_to_datum(statistic));
+}
+
+Datum
+dp_statistic_push_float8(PG_FUNCTION_ARGS)
+{
+	return push_value(fcinfo, false);
+}
+
+Datum
+dp_statistic_push_int8(PG_FUNCTION_ARGS)
+{
+	return push_value(fcinfo, true);
+}
+
+static const struct
+{
+	const char *name;
+	dp_estimate_kind kind;
+}			estimate_names[] = {
+	{"sum", DP_ESTIMATE_SUM},
+	{"count", DP_ESTIMATE_COUNT},
+	{"avg", DP_ESTIMATE_AVERAGE},
+	{"var_pop", DP_ESTIMATE_VAR_POP},
+	{"var_samp", DP_ESTIMATE_VAR_SAMP},
+	{"stddev_pop", DP_ESTIMATE_STDDEV_POP},
+	{"stddev_samp", DP_ESTIMATE_STDDEV_SAMP},
+};
+
+static Datum
+estimate(FunctionCallInfo fcinfo, const dp_statistic *statistic, dp_estimate_kind what,
+		 const char *name)
+{
+	double		value;
+
+	if (!dp_statistic_provides(statistic, what))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("estimate \"%s\" is not available from this %s state", name,
+						dp_statistic_kind_name(statistic->spec.kind)),
+				 errhint("A sum state gives sum; an average state sum, count and avg; "
+						 "a variance state all of these and var_pop, var_samp, "
+						 "stddev_pop, stddev_samp.")));
+	if (!dp_statistic_estimate(statistic, what, &value))
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(value);
+}
+
+/* The estimate the state's aggregate returns: sum, average or sample variance. */
+Datum
+dp_statistic_estimate_default(PG_FUNCTION_ARGS)
+{
+	dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+
+	switch (statistic->spec.kind)
+	{
+		case DP_STATISTIC_AVERAGE:
+			return estimate(fcinfo, statistic, DP_ESTIMATE_AVERAGE, "avg");
+		case DP_STATISTIC_VARIANCE:
+			return estimate(fcinfo, statistic, DP_ESTIMATE_VAR_SAMP, "var_samp");
+		default:
+			return estimate(fcinfo, statistic, DP_ESTIMATE_SUM, "sum");
+	}
+}
+
+Datum
+dp_statistic_estimate_named(PG_FUNCTION_ARGS)
+{
+	dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+
+	for (size_t i = 0; i < lengthof(estimate_names); i++)
+		if (strcmp(name, estimate_names[i].name) == 0)
+			return estimate(fcinfo, statistic, estimate_names[i].kind, name);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown estimate \"%s\"", name),
+			 errhint("Use one of sum, count, avg, var_pop, var_samp, stddev_pop, stddev_samp.")));
+}
+
+Datum
+dp_statistic_steps_sql(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(dp_statistic_steps(dp_statistic_from_datum(PG_GETARG_DATUM(0))));
+}
+
+Datum
+dp_statistic_mechanism(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&dp_statistic_from_datum(PG_GETARG_DATUM(0))->spec.mechanism));
+}
+
+Datum
+dp_statistic_error_bound_sql(PG_FUNCTION_ARGS)
+{
+	dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	double		confidence = PG_GETARG_FLOAT8(1);
+	double		bound;
+
+	dp_check_confidence(confidence);
+	if (statistic->spec.kind == DP_STATISTIC_VARIANCE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp_error_bound is not available for variance states"),
+				 errdetail("A variance is a nonlinear function of three noisy sums; "
+						   "no bound of the kind given for sums and averages is implemented."),
+				 errhint("See docs/aggregates.md for the measured error of variances.")));
+	if (!dp_statistic_error_bound(statistic, confidence, &bound))
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(bound);
+}
