@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
 bench/seed003.sh
+bench/seed004.sh
 bench/throughput.sh
