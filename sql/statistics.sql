@@ -181,3 +181,7 @@ SELECT 'v1 median(lower=0,upper=1,values=real) hybrid(epsilon=1)'::dp_statistic;
 SELECT 'v1 sum(lower=1,upper=0,values=real) hybrid(epsilon=1) sum: v2 hybrid(epsilon=1,max_per_step=1) steps=0 nodes=[]'::dp_statistic;
 SELECT 'v1 sum(lower=0,upper=1,values=real) hybrid(epsilon=1) sum: v2 hybrid(epsilon=1,max_per_step=1) steps=0 nodes=[]'::dp_statistic;
 SELECT 'v1 average(lower=0,upper=1,values=real,estimator=midpoint) binary(epsilon=1,horizon=4) count: v2 binary(epsilon=0.5,horizon=4,max_per_step=1) steps=1 nodes=[0,0,0] sum: v2 binary(epsilon=0.5,horizon=4,max_per_step=1099511627776) steps=2 nodes=[0,0,0]'::dp_statistic;
+
+-- leave the shared regression database as we found it
+DROP FUNCTION statistic_forms_agree(dp_mechanism, text, text);
+DROP TABLE readings;
