@@ -13,8 +13,9 @@ CREATE FUNCTION dp_statistic_out(dp_statistic) RETURNS cstring
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dp_statistic_recv(internal) RETURNS dp_statistic
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- the stored bytes are already portable: send them as dp_counter_send does
 CREATE FUNCTION dp_statistic_send(dp_statistic) RETURNS bytea
-    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'dp_counter_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE TYPE dp_statistic (
     INPUT = dp_statistic_in,
     OUTPUT = dp_statistic_out,

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dp_bytes.h"
 #include "dp_text.h"
 
 #define HEADER_BYTES_V1 48
@@ -33,37 +34,6 @@ static size_t
 header_bytes(int version)
 {
 	return version == 1 ? HEADER_BYTES_V1 : HEADER_BYTES;
-}
-
-static void
-put_u64(unsigned char *out, uint64_t value)
-{
-	for (int i = 0; i < 8; i++)
-		out[i] = (unsigned char) (value >> (8 * i));
-}
-
-static uint64_t
-get_u64(const unsigned char *in)
-{
-	uint64_t	value = 0;
-
-	for (int i = 0; i < 8; i++)
-		value |= (uint64_t) in[i] << (8 * i);
-	return value;
-}
-
-static void
-put_u32(unsigned char *out, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		out[i] = (unsigned char) (value >> (8 * i));
-}
-
-static uint32_t
-get_u32(const unsigned char *in)
-{
-	return (uint32_t) in[0] | (uint32_t) in[1] << 8 |
-		(uint32_t) in[2] << 16 | (uint32_t) in[3] << 24;
 }
 
 static dp_status
@@ -103,22 +73,22 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	memcpy(&epsilon_bits, &counter->mechanism.epsilon, sizeof(epsilon_bits));
 	memset(out, 0, HEADER_BYTES);
 	out[0] = DP_COUNTER_FORMAT_VERSION;
-	put_u32(out + 4, (uint32_t) counter->mechanism.kind);
-	put_u32(out + 8, counter->mechanism.flags);
-	put_u32(out + 12, (uint32_t) counter->node_count);
-	put_u64(out + 16, epsilon_bits);
-	put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
-	put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
-	put_u64(out + 40, (uint64_t) counter->steps);
-	put_u64(out + 48, (uint64_t) counter->mechanism.block);
+	dp_put_u32(out + 4, (uint32_t) counter->mechanism.kind);
+	dp_put_u32(out + 8, counter->mechanism.flags);
+	dp_put_u32(out + 12, (uint32_t) counter->node_count);
+	dp_put_u64(out + 16, epsilon_bits);
+	dp_put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
+	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
+	dp_put_u64(out + 40, (uint64_t) counter->steps);
+	dp_put_u64(out + 48, (uint64_t) counter->mechanism.block);
 
 	dp_counter_persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
 	{
 		dp_uint128	bits = (dp_uint128) nodes[i];
 
-		put_u64(out + HEADER_BYTES + 16 * i, (uint64_t) bits);
-		put_u64(out + HEADER_BYTES + 16 * i + 8, (uint64_t) (bits >> 64));
+		dp_put_u64(out + HEADER_BYTES + 16 * i, (uint64_t) bits);
+		dp_put_u64(out + HEADER_BYTES + 16 * i + 8, (uint64_t) (bits >> 64));
 	}
 }
 
@@ -138,21 +108,21 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 		return fail(error, "reserved", "reserved header bytes are not zero");
 
 	memset(mechanism, 0, sizeof(*mechanism));
-	mechanism->kind = (int32_t) get_u32(data + 4);
-	mechanism->flags = get_u32(data + 8);
-	epsilon_bits = get_u64(data + 16);
+	mechanism->kind = (int32_t) dp_get_u32(data + 4);
+	mechanism->flags = dp_get_u32(data + 8);
+	epsilon_bits = dp_get_u64(data + 16);
 	memcpy(&mechanism->epsilon, &epsilon_bits, sizeof(epsilon_bits));
-	mechanism->horizon = (int64_t) get_u64(data + 24);
-	mechanism->max_per_step = (int64_t) get_u64(data + 32);
+	mechanism->horizon = (int64_t) dp_get_u64(data + 24);
+	mechanism->max_per_step = (int64_t) dp_get_u64(data + 32);
 	if (data[0] == 1 && (mechanism->kind != DP_MECHANISM_BINARY || mechanism->flags != 0))
 		return fail(error, "kind", "version 1 states hold the plain Binary mechanism only");
 	if (data[0] != 1)
-		mechanism->block = (int64_t) get_u64(data + 48);
+		mechanism->block = (int64_t) dp_get_u64(data + 48);
 
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
 
-	node_count = get_u32(data + 12);
+	node_count = dp_get_u32(data + 12);
 	if (node_count != (size_t) dp_counter_persisted_node_count(mechanism))
 		return fail(error, "nodes", "node count does not match the mechanism");
 	if (length != header_bytes(data[0]) + 16 * node_count)
@@ -199,13 +169,13 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 
 	if (status != DP_OK)
 		return status;
-	steps = (int64_t) get_u64(data + 40);
-	node_count = get_u32(data + 12);
+	steps = (int64_t) dp_get_u64(data + 40);
+	node_count = dp_get_u32(data + 12);
 	data += header_bytes(data[0]);
 	for (size_t i = 0; i < node_count; i++)
 	{
-		uint64_t	low = get_u64(data + 16 * i);
-		uint64_t	high = get_u64(data + 16 * i + 8);
+		uint64_t	low = dp_get_u64(data + 16 * i);
+		uint64_t	high = dp_get_u64(data + 16 * i + 8);
 
 		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
 	}

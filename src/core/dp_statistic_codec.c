@@ -21,45 +21,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dp_bytes.h"
 #include "dp_text.h"
 
 #define HEADER_BYTES 32
-
-static void
-put_u32(unsigned char *out, uint32_t value)
-{
-	for (int i = 0; i < 4; i++)
-		out[i] = (unsigned char) (value >> (8 * i));
-}
-
-static uint32_t
-get_u32(const unsigned char *in)
-{
-	return (uint32_t) in[0] | (uint32_t) in[1] << 8 | (uint32_t) in[2] << 16 |
-		(uint32_t) in[3] << 24;
-}
-
-static void
-put_f64(unsigned char *out, double value)
-{
-	uint64_t	bits;
-
-	memcpy(&bits, &value, sizeof(bits));
-	for (int i = 0; i < 8; i++)
-		out[i] = (unsigned char) (bits >> (8 * i));
-}
-
-static double
-get_f64(const unsigned char *in)
-{
-	uint64_t	bits = 0;
-	double		value;
-
-	for (int i = 0; i < 8; i++)
-		bits |= (uint64_t) in[i] << (8 * i);
-	memcpy(&value, &bits, sizeof(value));
-	return value;
-}
 
 static dp_status
 fail(dp_parse_error *error, const char *field, const char *problem)
@@ -120,17 +85,17 @@ dp_statistic_serialize(const dp_statistic *statistic, unsigned char *out)
 	out[1] = (unsigned char) spec->kind;
 	out[2] = (unsigned char) spec->domain;
 	out[3] = (unsigned char) spec->estimator;
-	put_u32(out + 4, (uint32_t) statistic->channel_count);
-	put_f64(out + 8, spec->lower);
-	put_f64(out + 16, spec->upper);
-	put_f64(out + 24, spec->mechanism.epsilon);
+	dp_put_u32(out + 4, (uint32_t) statistic->channel_count);
+	dp_put_f64(out + 8, spec->lower);
+	dp_put_f64(out + 16, spec->upper);
+	dp_put_f64(out + 24, spec->mechanism.epsilon);
 	out += HEADER_BYTES;
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
 		const dp_counter *counter = dp_statistic_counter_const(statistic, i);
 		size_t		length = dp_counter_serialized_size(counter);
 
-		put_u32(out, (uint32_t) length);
+		dp_put_u32(out, (uint32_t) length);
 		dp_counter_serialize(counter, out + 4);
 		out += 4 + length;
 	}
@@ -153,19 +118,19 @@ dp_statistic_peek(const unsigned char *data, size_t length, dp_statistic *layout
 	spec.kind = data[1];
 	spec.domain = data[2];
 	spec.estimator = data[3];
-	spec.lower = get_f64(data + 8);
-	spec.upper = get_f64(data + 16);
-	first_length = get_u32(data + HEADER_BYTES);
+	spec.lower = dp_get_f64(data + 8);
+	spec.upper = dp_get_f64(data + 16);
+	first_length = dp_get_u32(data + HEADER_BYTES);
 	if (first_length > length - HEADER_BYTES - 4)
 		return fail(error, "channels", "truncated");
 	status = dp_counter_peek(data + HEADER_BYTES + 4, first_length, &first, error);
 	if (status != DP_OK)
 		return status;
-	spec.mechanism = user_mechanism(&first, get_f64(data + 24));
+	spec.mechanism = user_mechanism(&first, dp_get_f64(data + 24));
 	status = layout_or_fail(layout, &spec, error);
 	if (status != DP_OK)
 		return status;
-	if (get_u32(data + 4) != (uint32_t) layout->channel_count)
+	if (dp_get_u32(data + 4) != (uint32_t) layout->channel_count)
 		return fail(error, "channels", "channel count does not match the statistic");
 	return DP_OK;
 }
@@ -200,7 +165,7 @@ dp_statistic_deserialize(const unsigned char *data, size_t length, dp_statistic 
 
 		if (length - offset < 4)
 			return fail(error, "channels", "truncated");
-		channel_length = get_u32(data + offset);
+		channel_length = dp_get_u32(data + offset);
 		offset += 4;
 		if (channel_length > length - offset)
 			return fail(error, "channels", "truncated");

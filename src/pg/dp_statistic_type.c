@@ -12,7 +12,6 @@
 
 PG_FUNCTION_INFO_V1(dp_statistic_in);
 PG_FUNCTION_INFO_V1(dp_statistic_out);
-PG_FUNCTION_INFO_V1(dp_statistic_send);
 PG_FUNCTION_INFO_V1(dp_statistic_recv);
 PG_FUNCTION_INFO_V1(dp_statistic_push_float8);
 PG_FUNCTION_INFO_V1(dp_statistic_push_int8);
@@ -81,17 +80,6 @@ dp_statistic_out(PG_FUNCTION_ARGS)
 
 	dp_statistic_to_text(statistic, buffer);
 	PG_RETURN_CSTRING(buffer);
-}
-
-Datum
-dp_statistic_send(PG_FUNCTION_ARGS)
-{
-	bytea	   *value = PG_GETARG_BYTEA_PP(0);
-	StringInfoData buffer;
-
-	pq_begintypsend(&buffer);
-	pq_sendbytes(&buffer, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
-	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
 Datum
