@@ -182,6 +182,34 @@ SELECT 'v1 sum(lower=1,upper=0,values=real) hybrid(epsilon=1) sum: v2 hybrid(eps
 SELECT 'v1 sum(lower=0,upper=1,values=real) hybrid(epsilon=1) sum: v2 hybrid(epsilon=1,max_per_step=1) steps=0 nodes=[]'::dp_statistic;
 SELECT 'v1 average(lower=0,upper=1,values=real,estimator=midpoint) binary(epsilon=1,horizon=4) count: v2 binary(epsilon=0.5,horizon=4,max_per_step=1) steps=1 nodes=[0,0,0] sum: v2 binary(epsilon=0.5,horizon=4,max_per_step=1099511627776) steps=2 nodes=[0,0,0]'::dp_statistic;
 
+-- every variance-family aggregate releases what its state's named estimate
+-- gives from the same noise; dp_push takes bigint values too
+CREATE FUNCTION aggregate_matches_state(aggregate text, estimate text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE by_aggregate float8; by_state float8;
+BEGIN
+  PERFORM set_config('dp_stream.seed', 'family', false);
+  EXECUTE format('SELECT %s(v, 0, 10, dp_binary(5, 1024) ORDER BY t)
+                  FROM (SELECT t, (t %% 11)::float8 v FROM generate_series(1, 500) t) d', aggregate)
+    INTO by_aggregate;
+  PERFORM set_config('dp_stream.seed', 'family', false);
+  SELECT dp_estimate(dp_variance_state(v, 0, 10, dp_binary(5, 1024) ORDER BY t), estimate) INTO by_state
+    FROM (SELECT t, (t % 11)::float8 v FROM generate_series(1, 500) t) d;
+  RETURN by_aggregate = by_state;
+END $$;
+SELECT a, e, aggregate_matches_state(a, e) FROM (VALUES
+  ('dp_var_pop', 'var_pop'), ('dp_var_samp', 'var_samp'), ('dp_variance', 'var_samp'),
+  ('dp_stddev_pop', 'stddev_pop'), ('dp_stddev_samp', 'stddev_samp'), ('dp_stddev', 'stddev_samp')) x(a, e);
+SELECT dp_var_pop(kwh, 3, 3, dp_hybrid(1)) FROM readings;
+SELECT dp_stddev(kwh, 0, 'NaN', dp_hybrid(1)) FROM readings;
+SELECT dp_stddev_pop(kwh, NULL, 5, dp_hybrid(1)) FROM readings;
+SET dp_stream.seed = 'push';
+SELECT dp_steps(dp_push(s, 4::bigint)) AS steps,
+       dp_estimate(dp_push(s, 4::bigint)) = round(dp_estimate(dp_push(s, 4::bigint))) AS integral,
+       dp_push(NULL::dp_statistic, 4::bigint) IS NULL AS null_state
+FROM (SELECT dp_sum_state(n::bigint, 0, 10::bigint, dp_hybrid(1) ORDER BY n) s FROM generate_series(1, 5) n) q;
+DROP FUNCTION aggregate_matches_state(text, text);
+
 -- leave the shared regression database as we found it
 DROP FUNCTION statistic_forms_agree(dp_mechanism, text, text);
 DROP TABLE readings;

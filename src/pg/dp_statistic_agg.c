@@ -50,12 +50,6 @@ bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
 	return 0;
 }
 
-static bool
-same_bound(double a, double b)
-{
-	return a == b || (isnan(a) && isnan(b));
-}
-
 static dp_statistic *
 start_statistic(FunctionCallInfo fcinfo, MemoryContext context, const dp_statistic_spec *spec)
 {
@@ -105,8 +99,8 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	else
 	{
 		statistic = (dp_statistic *) PG_GETARG_POINTER(0);
-		if (!same_bound(spec.lower, statistic->spec.lower) ||
-			!same_bound(spec.upper, statistic->spec.upper))
+		/* NaN bounds never get here: the first row refused them */
+		if (spec.lower != statistic->spec.lower || spec.upper != statistic->spec.upper)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream bounds changed within a stream"),
