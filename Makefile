@@ -1,7 +1,8 @@
 # dp_stream: PGXS build, plus the project's test, demo and bench entry points.
 
 EXTENSION = dp_stream
-DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0.2.0--0.3.0.sql
+DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0.2.0--0.3.0.sql \
+       sql/dp_stream--0.3.0--0.4.0.sql
 MODULE_big = dp_stream
 
 CORE_SOURCES = $(wildcard src/core/*.c)

@@ -80,10 +80,9 @@ SELECT count(*) FILTER (WHERE a < 2 OR a > 6) AS average_outside,
        count(*) FILTER (WHERE vp IN (0, 4)) > 0 AS some_variance_at_a_bound,
        count(*) FILTER (WHERE a IS NULL) > 0 AS some_undefined,
        count(*) FILTER (WHERE a IS NOT NULL) > 0 AS some_defined
-FROM (SELECT a, dp_estimate(s, 'var_pop') AS vp,
-             dp_estimate(s, 'stddev_pop') AS sp
+FROM (SELECT a, (s).var_pop AS vp, (s).stddev_pop AS sp
       FROM (SELECT dp_avg(v, 2, 6, dp_hybrid(0.05)) OVER w AS a,
-                   dp_variance_state(v, 2, 6, dp_hybrid(0.05)) OVER w AS s
+                   dp_summary(v, 2, 6, dp_hybrid(0.05)) OVER w AS s
             FROM (SELECT k, t, (t * 37 % 7)::float8 AS v
                   FROM generate_series(1, 40) k, generate_series(1, 30) t) d
             WINDOW w AS (PARTITION BY k ORDER BY t)) x) q;

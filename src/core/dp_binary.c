@@ -45,7 +45,8 @@ dp_binary_tree_open(dp_counter *counter, int first, int levels, const dp_scale *
 					dp_random *rng)
 {
 	for (int level = 0; level < levels; level++)
-		counter->nodes[first + level] = dp_discrete_laplace(rng, scale) - counter->running_total;
+		counter->nodes[first + level] = dp_counter_sub(counter, dp_discrete_laplace(rng, scale),
+													   counter->running_total);
 }
 
 void
@@ -57,18 +58,24 @@ dp_binary_tree_push(dp_counter *counter, int first, int64_t step, const dp_scale
 
 	/* levels below `closing` leave the decomposition (their bits clear) ... */
 	for (int level = 0; level < closing; level++)
-		counter->release -= nodes[level];
+		counter->release = dp_counter_sub(counter, counter->release, nodes[level]);
 
 	/* ... the interval ending at `step` on level `closing` joins it ... */
-	nodes[closing] += counter->running_total;
+	nodes[closing] = dp_counter_add(counter, nodes[closing], counter->running_total);
 	if (dp_counter_pan_private(counter))
-		nodes[closing] += dp_discrete_laplace(rng, scale);
-	counter->release += nodes[closing];
+		nodes[closing] = dp_counter_add(counter, nodes[closing], dp_discrete_laplace(rng, scale));
+	counter->release = dp_counter_add(counter, counter->release, nodes[closing]);
 
 	/* ... and each level below starts its next odd interval at step + 1. */
 	dp_binary_tree_open(counter, first, closing, scale, rng);
 }
 
+/*
+ * Every node is within DP_ARITHMETIC_MAX (checked arithmetic or the
+ * decoder's bound) and the running total below 2^112, so the sum cannot
+ * overflow; a forged state that grows past DP_NODE_VALUE_MAX this way is
+ * refused when it is read back.
+ */
 void
 dp_binary_tree_persist(const dp_counter *counter, int first, int levels, int64_t steps,
 					   dp_int128 *nodes)
@@ -83,13 +90,13 @@ dp_binary_tree_persist(const dp_counter *counter, int first, int levels, int64_t
 }
 
 dp_int128
-dp_binary_tree_release(const dp_counter *counter, int first, int levels, int64_t steps)
+dp_binary_tree_release(dp_counter *counter, int first, int levels, int64_t steps)
 {
 	dp_int128	release = 0;
 
 	for (int level = 0; level < levels; level++)
 		if ((steps >> level) & 1)
-			release += counter->nodes[first + level];
+			release = dp_counter_add(counter, release, counter->nodes[first + level]);
 	return release;
 }
 
@@ -124,7 +131,7 @@ binary_start(dp_counter *counter, dp_random *rng)
 static void
 binary_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	counter->running_total += value;
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	counter->steps++;
 	dp_binary_tree_push(counter, 0, counter->steps, &counter->scale, rng);
 }

@@ -31,7 +31,7 @@ extern void dp_binary_tree_persist(const dp_counter *counter, int first, int lev
 								   int64_t steps, dp_int128 *nodes);
 
 /* The tree's share of the release after `steps` steps (persisted form). */
-extern dp_int128 dp_binary_tree_release(const dp_counter *counter, int first, int levels,
+extern dp_int128 dp_binary_tree_release(dp_counter *counter, int first, int levels,
 										int64_t steps);
 
 /* Noise terms of the tree's share: one per set bit, two when pan-private. */

@@ -89,6 +89,7 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	counter->steps = 0;
 	counter->running_total = 0;
 	counter->release = 0;
+	counter->overflow = false;
 	counter->kind_nodes = kind->node_count(mechanism);
 	counter->node_count = total_node_count(mechanism);
 	counter->second_scale = counter->scale = (dp_scale) {1, 1};
@@ -131,13 +132,14 @@ dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng)
 	if (counter->mechanism.flags & DP_FLAG_CONSISTENT)
 	{
 		dp_int128  *previous = &counter->nodes[counter->kind_nodes];
-		dp_int128	increase = counter->release - *previous;
+		dp_int128	increase = dp_counter_sub(counter, counter->release, *previous);
 
 		if (increase > 0)
-			*previous += increase < counter->mechanism.max_per_step ?
-				increase : counter->mechanism.max_per_step;
+			*previous = dp_counter_add(counter, *previous,
+									   increase < counter->mechanism.max_per_step ?
+									   increase : counter->mechanism.max_per_step);
 	}
-	return DP_OK;
+	return counter->overflow ? DP_ERROR_OVERFLOW : DP_OK;
 }
 
 int64_t
@@ -187,10 +189,16 @@ dp_counter_noise_variance(const dp_counter *counter)
 double
 dp_counter_error_bound(const dp_counter *counter, double confidence)
 {
+	return dp_counter_error_bound_missing(counter, 1.0 - confidence);
+}
+
+double
+dp_counter_error_bound_missing(const dp_counter *counter, double miss)
+{
 	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
 	int			count = dp_counter_noise_groups(counter, groups);
 
-	return dp_noise_sum_half_width(groups, count, confidence);
+	return dp_noise_sum_half_width_missing(groups, count, miss);
 }
 
 dp_status

@@ -76,8 +76,42 @@ struct dp_counter
 	dp_int128	release;		/* current noisy running count */
 	int			kind_nodes;		/* nodes owned by the mechanism */
 	int			node_count;		/* kind_nodes, plus one for consistent output */
+	bool		overflow;		/* node arithmetic left DP_ARITHMETIC_MAX */
 	dp_int128	nodes[];
 };
+
+/*
+ * Node arithmetic for the mechanisms: a + b and a - b, checked.  A result
+ * out of range sets counter->overflow (dp_counter_push then refuses the
+ * step) and leaves a unchanged, so no value ever wraps.  Only a forged or
+ * corrupted state, or a stream far beyond any practical length at the most
+ * extreme parameters, can get there (see dp_int128.h).
+ */
+static inline dp_int128
+dp_counter_add(dp_counter *counter, dp_int128 a, dp_int128 b)
+{
+	dp_int128	sum;
+
+	if (!dp_int128_add_checked(a, b, &sum))
+	{
+		counter->overflow = true;
+		return a;
+	}
+	return sum;
+}
+
+static inline dp_int128
+dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
+{
+	dp_int128	difference;
+
+	if (!dp_int128_sub_checked(a, b, &difference))
+	{
+		counter->overflow = true;
+		return a;
+	}
+	return difference;
+}
 
 /* The scale for sensitivity / epsilon, for set_scales (ranges already checked). */
 extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
@@ -129,6 +163,8 @@ extern dp_int128 dp_counter_release_wide(const dp_counter *counter);
 extern int	dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups);
 extern double dp_counter_noise_variance(const dp_counter *counter);
 extern double dp_counter_error_bound(const dp_counter *counter, double confidence);
+/* The same for P[|noise| > bound] <= miss (see dp_noise_sum_half_width_missing). */
+extern double dp_counter_error_bound_missing(const dp_counter *counter, double miss);
 
 /*
  * Half-width of the interval for the release at `steps` of a mechanism,
@@ -145,8 +181,14 @@ extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);
 /* Reads the mechanism and node count so the caller can size the counter. */
 extern dp_status dp_counter_peek(const unsigned char *data, size_t length,
 								 dp_mechanism *mechanism, dp_parse_error *error);
+/*
+ * Decodes into a counter whose storage is counter_bytes long; refuses (and
+ * writes nothing) unless every field, every node and the size the declared
+ * mechanism needs have been checked first.
+ */
 extern dp_status dp_counter_deserialize(const unsigned char *data, size_t length,
-										dp_counter *counter, dp_parse_error *error);
+										dp_counter *counter, size_t counter_bytes,
+										dp_parse_error *error);
 
 /* Text form: v2 binary(epsilon=...,horizon=...,max_per_step=...) steps=3 nodes=[...] */
 extern size_t dp_counter_text_size(const dp_counter *counter);
@@ -155,12 +197,14 @@ extern void dp_counter_to_text(const dp_counter *counter, char *buffer);
 /*
  * Parses the text form in two calls: the first (counter == NULL) fills
  * *mechanism so the caller can allocate dp_counter_size() bytes, the second
- * fills the counter.
+ * fills the counter, whose storage is counter_bytes long.
  */
 extern dp_status dp_counter_parse(const char *text, dp_mechanism *mechanism,
-								  dp_counter *counter, dp_parse_error *error);
+								  dp_counter *counter, size_t counter_bytes,
+								  dp_parse_error *error);
 /* The same from *cursor, stopping after the nodes (for containing formats). */
 extern dp_status dp_counter_parse_at(const char **cursor, dp_mechanism *mechanism,
-									 dp_counter *counter, dp_parse_error *error);
+									 dp_counter *counter, size_t counter_bytes,
+									 dp_parse_error *error);
 
 #endif							/* DP_COUNTER_H */

@@ -92,6 +92,35 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	}
 }
 
+static dp_status
+check_steps(const dp_mechanism *mechanism, int64_t steps, dp_parse_error *error)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+	if (steps < 0 || steps > (kind->bounded ? mechanism->horizon : DP_HORIZON_MAX))
+		return fail(error, "steps", "negative or beyond the horizon");
+	return DP_OK;
+}
+
+/* Version 1 (0.1.0) exists for the plain Binary mechanism only. */
+static dp_status
+check_version(int version, const dp_mechanism *mechanism, dp_parse_error *error)
+{
+	if (version == 1 && (mechanism->kind != DP_MECHANISM_BINARY || mechanism->flags != 0))
+		return fail(error, "version", "version 1 states hold the plain Binary mechanism only");
+	return DP_OK;
+}
+
+/* No genuine state holds a node beyond DP_NODE_VALUE_MAX (dp_int128.h). */
+static dp_status
+check_nodes(const dp_int128 *nodes, int count, dp_parse_error *error)
+{
+	for (int i = 0; i < count; i++)
+		if (nodes[i] > DP_NODE_VALUE_MAX || nodes[i] < -DP_NODE_VALUE_MAX)
+			return fail(error, "nodes", "node value beyond what a genuine state can hold");
+	return DP_OK;
+}
+
 dp_status
 dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanism,
 				dp_parse_error *error)
@@ -114,8 +143,8 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	memcpy(&mechanism->epsilon, &epsilon_bits, sizeof(epsilon_bits));
 	mechanism->horizon = (int64_t) dp_get_u64(data + 24);
 	mechanism->max_per_step = (int64_t) dp_get_u64(data + 32);
-	if (data[0] == 1 && (mechanism->kind != DP_MECHANISM_BINARY || mechanism->flags != 0))
-		return fail(error, "kind", "version 1 states hold the plain Binary mechanism only");
+	if (check_version(data[0], mechanism, error) != DP_OK)
+		return DP_ERROR_FORMAT;
 	if (data[0] != 1)
 		mechanism->block = (int64_t) dp_get_u64(data + 48);
 
@@ -130,36 +159,41 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	return DP_OK;
 }
 
+/*
+ * Shared tail of both parsers: everything is checked against the declared
+ * mechanism and the caller's storage before a byte of the counter is
+ * written, then the nodes go in and the caches are rebuilt.
+ */
 static dp_status
-check_steps(const dp_mechanism *mechanism, int64_t steps, dp_parse_error *error)
-{
-	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
-
-	if (steps < 0 || steps > (kind->bounded ? mechanism->horizon : DP_HORIZON_MAX))
-		return fail(error, "steps", "negative or beyond the horizon");
-	return DP_OK;
-}
-
-/* Shared tail of both parsers: steps check, nodes in, caches rebuilt. */
-static dp_status
-load(dp_counter *counter, const dp_mechanism *mechanism, int64_t steps,
-	 const dp_int128 *nodes, dp_parse_error *error)
+load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, int64_t steps,
+	 const dp_int128 *nodes, int node_count, dp_parse_error *error)
 {
 	const char *field;
+	dp_counter	header;
 
-	if (dp_counter_prepare(counter, mechanism, &field) != DP_OK)
+	if (dp_counter_prepare(&header, mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
 	if (check_steps(mechanism, steps, error) != DP_OK)
 		return DP_ERROR_FORMAT;
+	if (node_count != header.node_count)
+		return fail(error, "nodes", "node count does not match the mechanism");
+	if (check_nodes(nodes, node_count, error) != DP_OK)
+		return DP_ERROR_FORMAT;
+	if (dp_counter_size(mechanism) > counter_bytes)
+		return fail(error, "nodes", "more nodes than the storage for this state holds");
+
+	memcpy(counter, &header, sizeof(header));
 	counter->steps = steps;
-	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) counter->node_count);
+	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) node_count);
 	counter->kind->resume(counter);
+	if (counter->overflow)
+		return fail(error, "nodes", "node values beyond what a genuine state can hold");
 	return DP_OK;
 }
 
 dp_status
 dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *counter,
-					   dp_parse_error *error)
+					   size_t counter_bytes, dp_parse_error *error)
 {
 	dp_mechanism mechanism;
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
@@ -169,8 +203,11 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 
 	if (status != DP_OK)
 		return status;
+	/* peek checked the count against the mechanism and the length */
 	steps = (int64_t) dp_get_u64(data + 40);
 	node_count = dp_get_u32(data + 12);
+	if (node_count > DP_COUNTER_MAX_NODES)
+		return fail(error, "nodes", "too many nodes");
 	data += header_bytes(data[0]);
 	for (size_t i = 0; i < node_count; i++)
 	{
@@ -179,7 +216,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 
 		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
 	}
-	return load(counter, &mechanism, steps, nodes, error);
+	return load(counter, counter_bytes, &mechanism, steps, nodes, (int) node_count, error);
 }
 
 size_t
@@ -210,10 +247,10 @@ dp_counter_to_text(const dp_counter *counter, char *buffer)
 
 dp_status
 dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
-				 dp_parse_error *error)
+				 size_t counter_bytes, dp_parse_error *error)
 {
 	const char *cursor = text;
-	dp_status	status = dp_counter_parse_at(&cursor, mechanism, counter, error);
+	dp_status	status = dp_counter_parse_at(&cursor, mechanism, counter, counter_bytes, error);
 
 	if (status != DP_OK)
 		return status;
@@ -225,7 +262,7 @@ dp_counter_parse(const char *text, dp_mechanism *mechanism, dp_counter *counter,
 
 dp_status
 dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *counter,
-					dp_parse_error *error)
+					size_t counter_bytes, dp_parse_error *error)
 {
 	const char *cursor = *position;
 	int64_t		version;
@@ -245,6 +282,8 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 		return status;
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
+	if (check_version((int) version, mechanism, error) != DP_OK)
+		return DP_ERROR_FORMAT;
 
 	if (!dp_text_accept(&cursor, "steps") || !dp_text_accept(&cursor, "="))
 		return fail(error, "steps", "expected \"steps=\"");
@@ -272,9 +311,11 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 	}
 	if (count != dp_counter_persisted_node_count(mechanism))
 		return fail(error, "nodes", "node count does not match the mechanism");
+	if (check_nodes(nodes, count, error) != DP_OK)
+		return DP_ERROR_FORMAT;
 
 	*position = cursor;
 	if (counter == NULL)
 		return DP_OK;
-	return load(counter, mechanism, steps, nodes, error);
+	return load(counter, counter_bytes, mechanism, steps, nodes, count, error);
 }

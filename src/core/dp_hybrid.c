@@ -97,16 +97,17 @@ hybrid_push(dp_counter *counter, int64_t value, dp_random *rng)
 	int			block = block_of(t);
 	int64_t		in_block = t - (((int64_t) 1) << block) + 1;
 
-	counter->running_total += value;
-	counter->nodes[1] += value;
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
+	counter->nodes[1] = dp_counter_add(counter, counter->nodes[1], value);
 	dp_binary_tree_push(counter, TREE_FIRST, in_block, &counter->second_scale, rng);
 
 	if (in_block == ((int64_t) 1) << block)
 	{
 		/* the block is complete: its log p-sum replaces its tree */
-		counter->nodes[0] += counter->nodes[1];
+		counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], counter->nodes[1]);
 		if (dp_counter_pan_private(counter))
-			counter->nodes[0] += dp_discrete_laplace(rng, &counter->scale);
+			counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
+											   dp_discrete_laplace(rng, &counter->scale));
 		counter->release = counter->nodes[0];
 		hybrid_open_block(counter, block + 1, rng);
 	}
@@ -134,8 +135,9 @@ hybrid_resume(dp_counter *counter)
 
 	counter->running_total = 0;
 	counter->second_scale = tree_scale(counter, block);
-	counter->release = counter->nodes[0] +
-		dp_binary_tree_release(counter, TREE_FIRST, block + 1, next - (((int64_t) 1) << block));
+	counter->release = dp_counter_add(counter, counter->nodes[0],
+									  dp_binary_tree_release(counter, TREE_FIRST, block + 1,
+															 next - (((int64_t) 1) << block)));
 }
 
 static int

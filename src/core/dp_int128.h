@@ -24,6 +24,44 @@ typedef unsigned __int128 dp_uint128 __attribute__((aligned(8)));
 #define DP_INT128_MAX ((dp_int128) (((dp_uint128) 1 << 127) - 1))
 #define DP_INT128_MIN (-DP_INT128_MAX - 1)
 
+/*
+ * Ranges of node values.  A genuine state's node is a raw sum (at most
+ * 2^62 steps of at most 2^50 each, so below 2^112) plus noise draws (each
+ * below 2^112, see dp_discrete_laplace), a handful of them for every node
+ * but the running sums of Simple II and Two-level, whose noise grows like
+ * the square root of the number of draws.  Decoders refuse nodes beyond
+ * DP_NODE_VALUE_MAX: no genuine state gets near it.  Node arithmetic is
+ * checked against DP_ARITHMETIC_MAX, which leaves room to add a raw running
+ * total (below 2^112) to any checked value without overflowing 128 bits.
+ */
+#define DP_NODE_VALUE_MAX (((dp_int128) 1) << 120)
+#define DP_ARITHMETIC_MAX (((dp_int128) 1) << 126)
+
+/* a + b into *sum; false when it overflows or leaves +-DP_ARITHMETIC_MAX */
+static inline int
+dp_int128_add_checked(dp_int128 a, dp_int128 b, dp_int128 *sum)
+{
+	dp_int128	result;
+
+	if (__builtin_add_overflow(a, b, &result) ||
+		result > DP_ARITHMETIC_MAX || result < -DP_ARITHMETIC_MAX)
+		return 0;
+	*sum = result;
+	return 1;
+}
+
+static inline int
+dp_int128_sub_checked(dp_int128 a, dp_int128 b, dp_int128 *difference)
+{
+	dp_int128	result;
+
+	if (__builtin_sub_overflow(a, b, &result) ||
+		result > DP_ARITHMETIC_MAX || result < -DP_ARITHMETIC_MAX)
+		return 0;
+	*difference = result;
+	return 1;
+}
+
 /* Decimal text; buffer must hold DP_INT128_TEXT_BYTES. Returns length. */
 #define DP_INT128_TEXT_BYTES 48
 extern int	dp_int128_to_text(dp_int128 value, char *buffer);

@@ -62,15 +62,22 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	return kind->validate ? kind->validate(mechanism, field) : DP_OK;
 }
 
+/*
+ * Computed in 128-bit arithmetic so that no product overflows for any int64
+ * input; the floating-point root is within one of the exact one for inputs
+ * below 2^63, so each correcting loop runs at most twice.
+ */
 int64_t
 dp_default_block(int64_t horizon)
 {
-	int64_t		block = (int64_t) sqrt((double) horizon);
+	int64_t		block;
 
-	/* correct the floating-point root to the exact ceiling */
-	while (block > 1 && (block - 1) * (block - 1) >= horizon)
+	if (horizon <= 1)
+		return 1;
+	block = (int64_t) sqrt((double) horizon);
+	while (block > 1 && (dp_int128) (block - 1) * (block - 1) >= horizon)
 		block--;
-	while (block * block < horizon)
+	while ((dp_int128) block * block < horizon)
 		block++;
 	return block;
 }
@@ -126,12 +133,94 @@ fail(dp_parse_error *error, const char *field, const char *problem)
 	return DP_ERROR_FORMAT;
 }
 
+/* Parameters of the text form; each may appear at most once. */
+enum
+{
+	SEEN_EPSILON = 1 << 0,
+	SEEN_HORIZON = 1 << 1,
+	SEEN_MAX_PER_STEP = 1 << 2,
+	SEEN_BLOCK = 1 << 3,
+	SEEN_PAN_PRIVATE = 1 << 4,
+	SEEN_CONSISTENT = 1 << 5
+};
+
+static const struct
+{
+	const char *name;
+	unsigned	bit;
+}			parameters[] = {
+	{"epsilon", SEEN_EPSILON},
+	{"horizon", SEEN_HORIZON},
+	{"max_per_step", SEEN_MAX_PER_STEP},
+	{"block", SEEN_BLOCK},
+	{"pan_private", SEEN_PAN_PRIVATE},
+	{"consistent", SEEN_CONSISTENT},
+};
+
+static dp_status
+parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *mechanism,
+				unsigned *seen, dp_parse_error *error)
+{
+	char		parameter[32];
+	const char *field = NULL;
+	unsigned	bit = 0;
+
+	if (!dp_text_identifier(cursor, parameter, sizeof(parameter)))
+		return fail(error, "mechanism", "expected a parameter name");
+	if (!dp_text_accept(cursor, "="))
+		return fail(error, "mechanism", "expected \"=\" after a parameter name");
+
+	for (size_t i = 0; i < sizeof(parameters) / sizeof(parameters[0]); i++)
+		if (strcmp(parameter, parameters[i].name) == 0)
+		{
+			field = parameters[i].name;
+			bit = parameters[i].bit;
+		}
+	if (bit == 0 || (bit == SEEN_HORIZON && !kind->bounded) ||
+		(bit == SEEN_BLOCK && !kind->has_block))
+		return fail(error, "mechanism", "unknown parameter for this mechanism");
+
+	/* "last one wins" would let two readers of one text disagree */
+	if (*seen & bit)
+		return fail(error, field, "given more than once");
+	*seen |= bit;
+
+	switch (bit)
+	{
+		case SEEN_EPSILON:
+			if (!dp_text_double(cursor, &mechanism->epsilon))
+				return fail(error, field, "expected a decimal number");
+			break;
+		case SEEN_HORIZON:
+			if (!dp_text_int64(cursor, &mechanism->horizon))
+				return fail(error, field, "expected an integer");
+			break;
+		case SEEN_MAX_PER_STEP:
+			if (!dp_text_int64(cursor, &mechanism->max_per_step))
+				return fail(error, field, "expected an integer");
+			break;
+		case SEEN_BLOCK:
+			if (!dp_text_int64(cursor, &mechanism->block))
+				return fail(error, field, "expected an integer");
+			break;
+		case SEEN_PAN_PRIVATE:
+			if (!parse_flag(cursor, mechanism, DP_FLAG_PAN_PRIVATE))
+				return fail(error, field, "expected true or false");
+			break;
+		case SEEN_CONSISTENT:
+			if (!parse_flag(cursor, mechanism, DP_FLAG_CONSISTENT))
+				return fail(error, field, "expected true or false");
+			break;
+	}
+	return DP_OK;
+}
+
 dp_status
 dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error *error)
 {
 	char		name[32];
 	const dp_counter_kind *kind;
-	bool		have_epsilon = false;
+	unsigned	seen = 0;
 
 	memset(mechanism, 0, sizeof(*mechanism));
 	mechanism->max_per_step = 1;
@@ -150,57 +239,23 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 	{
 		do
 		{
-			char		parameter[32];
+			dp_status	status = parse_parameter(cursor, kind, mechanism, &seen, error);
 
-			if (!dp_text_identifier(cursor, parameter, sizeof(parameter)))
-				return fail(error, "mechanism", "expected a parameter name");
-			if (!dp_text_accept(cursor, "="))
-				return fail(error, "mechanism", "expected \"=\" after a parameter name");
-
-			if (strcmp(parameter, "epsilon") == 0)
-			{
-				if (!dp_text_double(cursor, &mechanism->epsilon))
-					return fail(error, "epsilon", "expected a number");
-				have_epsilon = true;
-			}
-			else if (strcmp(parameter, "horizon") == 0 && kind->bounded)
-			{
-				if (!dp_text_int64(cursor, &mechanism->horizon))
-					return fail(error, "horizon", "expected an integer");
-			}
-			else if (strcmp(parameter, "max_per_step") == 0)
-			{
-				if (!dp_text_int64(cursor, &mechanism->max_per_step))
-					return fail(error, "max_per_step", "expected an integer");
-			}
-			else if (strcmp(parameter, "block") == 0 && kind->has_block)
-			{
-				if (!dp_text_int64(cursor, &mechanism->block))
-					return fail(error, "block", "expected an integer");
-			}
-			else if (strcmp(parameter, "pan_private") == 0)
-			{
-				if (!parse_flag(cursor, mechanism, DP_FLAG_PAN_PRIVATE))
-					return fail(error, "pan_private", "expected true or false");
-			}
-			else if (strcmp(parameter, "consistent") == 0)
-			{
-				if (!parse_flag(cursor, mechanism, DP_FLAG_CONSISTENT))
-					return fail(error, "consistent", "expected true or false");
-			}
-			else
-				return fail(error, "mechanism", "unknown parameter for this mechanism");
+			if (status != DP_OK)
+				return status;
 		} while (dp_text_accept(cursor, ","));
 
 		if (!dp_text_accept(cursor, ")"))
 			return fail(error, "mechanism", "expected \",\" or \")\"");
 	}
 
-	if (!have_epsilon)
+	if (!(seen & SEEN_EPSILON))
 		return fail(error, "epsilon", "missing");
-	if (kind->bounded && mechanism->horizon == 0)
+	if (kind->bounded && !(seen & SEEN_HORIZON))
 		return fail(error, "horizon", "missing");
-	if (kind->has_block && mechanism->block == 0 && mechanism->horizon > 0)
+	/* only an absent block gets the default; block=0 is left for validation to refuse */
+	if (kind->has_block && !(seen & SEEN_BLOCK) &&
+		mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)
 		mechanism->block = dp_default_block(mechanism->horizon);
 	return DP_OK;
 }

@@ -86,8 +86,11 @@ dp_bernoulli_exp_minus(dp_random *rng, dp_uint128 numerator, dp_uint128 denomina
  *   V geometric with P[V >= v] = exp(-v);
  *   Y = floor((U + t V) / s) is geometric with parameter exp(-s / t);
  *   a random sign, rejecting "-0" so that zero is not counted twice.
- * A draw whose magnitude would pass 2^127 is rejected and redrawn; with our
- * scale limits this needs V >= 256, probability below exp(-256).
+ * A draw whose magnitude would pass DP_NOISE_DRAW_MAX = 2^112 is rejected
+ * and redrawn, so that node values stay bounded (dp_int128.h).  Scales are
+ * below 2^97 within our limits, so that needs |Z| > 2^15 b, probability
+ * below exp(-32768): the truncation is invisible next to any privacy or
+ * accuracy figure.
  */
 dp_int128
 dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
@@ -112,6 +115,8 @@ dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
 			continue;
 		x = u + t * v;
 		y = x / s;
+		if (y > DP_NOISE_DRAW_MAX)
+			continue;
 		negative = dp_random_bit(rng);
 		if (negative && y == 0)
 			continue;
@@ -303,18 +308,24 @@ one_group_exceeds(const void *argument, double w)
 	return 2.0 * tail_at(&search->context, w + 1) > search->allowed;
 }
 
-double
-dp_discrete_laplace_sum_half_width(const dp_scale *scale, int terms, double confidence)
+static double
+one_group_half_width(const dp_scale *scale, int terms, double miss)
 {
 	one_group_search search;
 
 	if (terms <= 0)
 		return 0.0;
-	if (terms > DP_EXACT_TERMS_MAX || !(confidence > 0.0 && confidence < 1.0))
+	if (terms > DP_EXACT_TERMS_MAX || !(miss > 0.0 && miss < 1.0))
 		return NAN;
 	tail_context_init(&search.context, scale, terms);
-	search.allowed = 1.0 - confidence;
+	search.allowed = miss;
 	return smallest_passing(one_group_exceeds, &search);
+}
+
+double
+dp_discrete_laplace_sum_half_width(const dp_scale *scale, int terms, double confidence)
+{
+	return one_group_half_width(scale, terms, 1.0 - confidence);
 }
 
 double
@@ -354,8 +365,16 @@ normal_upper_quantile(double upper)
  * k terms multiplies both by k.  The lattice is handled by the continuity
  * correction P[S >= w + 1] ~ P[continuous >= w + 1/2].
  */
+static double expansion_half_width(const dp_scale *scale, int64_t terms, double miss);
+
 double
 dp_noise_sum_half_width_expansion(const dp_scale *scale, int64_t terms, double confidence)
+{
+	return expansion_half_width(scale, terms, 1.0 - confidence);
+}
+
+static double
+expansion_half_width(const dp_scale *scale, int64_t terms, double miss)
 {
 	double		one_minus_q;
 	double		log_q;
@@ -373,7 +392,7 @@ dp_noise_sum_half_width_expansion(const dp_scale *scale, int64_t terms, double c
 	kappa2 = (double) terms * 2.0 * q / (p * p);
 	kappa4 = (double) terms * 2.0 * q * (p * p + 6.0 * p * q + 6.0 * q * q) / (p * p * p * p);
 	excess = kappa4 / (kappa2 * kappa2);
-	z = normal_upper_quantile((1.0 - confidence) / 2.0);
+	z = normal_upper_quantile(miss / 2.0);
 	x = z + excess / 24.0 * (z * z * z - 3.0 * z);
 	return fmax(0.0, ceil(x * sqrt(kappa2) - 0.5));
 }
@@ -436,7 +455,7 @@ two_group_exceeds_lattice(const two_group_search *search, long m)
 }
 
 static double
-two_groups_half_width(const dp_noise_group *groups, double confidence)
+two_groups_half_width(const dp_noise_group *groups, double miss)
 {
 	tail_context *x = malloc(sizeof(tail_context));
 	tail_context *y = malloc(sizeof(tail_context));
@@ -453,7 +472,7 @@ two_groups_half_width(const dp_noise_group *groups, double confidence)
 		goto done;
 	tail_context_init(x, &groups[0].scale, (int) groups[0].terms);
 	tail_context_init(y, &groups[1].scale, (int) groups[1].terms);
-	search.allowed = 1.0 - confidence;
+	search.allowed = miss;
 
 	x_range = range_of(x, DP_TAIL_NEGLIGIBLE * search.allowed);
 	y_range = range_of(y, DP_TAIL_NEGLIGIBLE * search.allowed);
@@ -503,10 +522,16 @@ done:
 double
 dp_noise_sum_half_width(const dp_noise_group *groups, int count, double confidence)
 {
+	return dp_noise_sum_half_width_missing(groups, count, 1.0 - confidence);
+}
+
+double
+dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double miss)
+{
 	dp_noise_group used[DP_NOISE_GROUPS_MAX];
 	int			used_count = 0;
 
-	if (!(confidence > 0.0 && confidence < 1.0) || count > DP_NOISE_GROUPS_MAX)
+	if (!(miss > 0.0 && miss < 1.0) || count > DP_NOISE_GROUPS_MAX)
 		return NAN;
 	for (int i = 0; i < count; i++)
 		if (groups[i].terms > 0)
@@ -517,13 +542,12 @@ dp_noise_sum_half_width(const dp_noise_group *groups, int count, double confiden
 	if (used_count == 1)
 	{
 		if (used[0].terms <= DP_EXACT_TERMS_MAX)
-			return dp_discrete_laplace_sum_half_width(&used[0].scale, (int) used[0].terms,
-													  confidence);
-		return dp_noise_sum_half_width_expansion(&used[0].scale, used[0].terms, confidence);
+			return one_group_half_width(&used[0].scale, (int) used[0].terms, miss);
+		return expansion_half_width(&used[0].scale, used[0].terms, miss);
 	}
 	if (used[0].terms > DP_EXACT_TERMS_MAX || used[1].terms > DP_EXACT_TERMS_MAX)
 		return NAN;
-	return two_groups_half_width(used, confidence);
+	return two_groups_half_width(used, miss);
 }
 
 double

@@ -41,6 +41,9 @@ typedef enum dp_scale_status
 extern dp_scale_status dp_scale_for(uint64_t sensitivity, double epsilon, dp_scale *scale);
 extern double dp_scale_as_double(const dp_scale *scale);
 
+/* Largest magnitude of one draw (see dp_discrete_laplace). */
+#define DP_NOISE_DRAW_MAX (((dp_uint128) 1) << 112)
+
 /* One draw from the discrete Laplace distribution of the given scale. */
 extern dp_int128 dp_discrete_laplace(dp_random *rng, const dp_scale *scale);
 
@@ -89,6 +92,13 @@ extern double dp_noise_sum_variance(const dp_noise_group *groups, int count);
  */
 extern double dp_noise_sum_half_width(const dp_noise_group *groups, int count,
 									  double confidence);
+/*
+ * The same for a miss probability P[|S| > w] <= miss given directly, so that
+ * a caller splitting 1 - confidence between several sums loses no precision
+ * to 1 - (1 - miss) (confidence 0.9999999999999999 halved would round to 1).
+ */
+extern double dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count,
+											  double miss);
 
 /* The expansion used beyond DP_EXACT_TERMS_MAX terms (exported for tests). */
 extern double dp_noise_sum_half_width_expansion(const dp_scale *scale, int64_t terms,

@@ -59,10 +59,10 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 	int64_t		t = ++counter->steps;
 	int			ending;
 
-	counter->nodes[0] += value;
+	counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], value);
 	counter->release = counter->nodes[0];
 	for (int level = 0; level < levels; level++)
-		counter->release += counter->nodes[1 + level];
+		counter->release = dp_counter_add(counter, counter->release, counter->nodes[1 + level]);
 	counter->nodes[levels + 1] = counter->release;
 
 	/* forget the noise of every node that ends at t; its successor is fresh */

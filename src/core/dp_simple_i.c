@@ -91,10 +91,11 @@ simple_i_start(dp_counter *counter, dp_random *rng)
 static void
 simple_i_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	counter->nodes[0] += value;
+	counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], value);
 	counter->release = counter->nodes[0];
 	if (counter->mechanism.horizon > 1)
-		counter->release += dp_discrete_laplace(rng, &counter->scale);
+		counter->release = dp_counter_add(counter, counter->release,
+										  dp_discrete_laplace(rng, &counter->scale));
 	counter->nodes[1] = counter->release;
 	counter->steps++;
 }

@@ -36,7 +36,8 @@ simple_ii_start(dp_counter *counter, dp_random *rng)
 static void
 simple_ii_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	counter->nodes[0] += value + dp_discrete_laplace(rng, &counter->scale);
+	counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
+									   value + dp_discrete_laplace(rng, &counter->scale));
 	counter->release = counter->nodes[0];
 	counter->steps++;
 }

@@ -164,6 +164,12 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 		*field = "bounds";
 		return DP_ERROR_BOUNDS;
 	}
+	/* every channel's range, the squares' h^2 included, must be a normal double */
+	if (!(spec->upper - spec->lower >= DP_STATISTIC_RANGE_MIN))
+	{
+		*field = "range";
+		return DP_ERROR_BOUNDS;
+	}
 	if (spec->domain == DP_VALUES_INTEGER &&
 		(spec->kind != DP_STATISTIC_SUM ||
 		 spec->lower != floor(spec->lower) || spec->upper != floor(spec->upper)))
@@ -473,7 +479,7 @@ dp_statistic_error_bound(const dp_statistic *statistic, double confidence, doubl
 	const dp_statistic_spec *spec = &statistic->spec;
 	int			sum = channel_of(statistic, DP_CHANNEL_SUM);
 	int			count_channel;
-	double		each;
+	double		each_miss;
 	double		count_width;
 	double		sum_width;
 	double		count;
@@ -491,12 +497,20 @@ dp_statistic_error_bound(const dp_statistic *statistic, double confidence, doubl
 	if (spec->kind != DP_STATISTIC_AVERAGE || !centred_average(statistic, &count, &mean))
 		return false;
 
-	/* both noises inside their (1 + confidence) / 2 bounds: probability >= confidence */
-	each = (1 + confidence) / 2;
+	/*
+	 * Both noises inside bounds that each miss with probability
+	 * (1 - confidence) / 2: probability >= confidence.  1 - confidence is
+	 * exact for confidence >= 1/2; halving it is exact.
+	 */
+	each_miss = (1.0 - confidence) / 2.0;
 	count_channel = channel_of(statistic, DP_CHANNEL_COUNT);
-	count_width = dp_counter_error_bound(dp_statistic_counter_const(statistic, count_channel), each);
-	sum_width = ldexp(dp_counter_error_bound(dp_statistic_counter_const(statistic, sum), each),
+	count_width = dp_counter_error_bound_missing(dp_statistic_counter_const(statistic, count_channel),
+												 each_miss);
+	sum_width = ldexp(dp_counter_error_bound_missing(dp_statistic_counter_const(statistic, sum),
+													 each_miss),
 					  statistic->channels[sum].granularity_exponent);
+	if (isnan(count_width) || isnan(sum_width))
+		return false;
 	s = dp_statistic_channel_estimate(statistic, sum);
 
 	/* S / C is monotone in each of S and C for C > 0: the corners bound it */

@@ -67,6 +67,11 @@ typedef struct dp_statistic_spec
 
 /* Bounds beyond 2^53 could not hold every integer exactly as float8. */
 #define DP_STATISTIC_BOUND_MAX 0x1p53
+/*
+ * The narrowest range: (upper - lower) / 2 squared, and its granularity,
+ * stay normal doubles far above underflow.
+ */
+#define DP_STATISTIC_RANGE_MIN 0x1p-256
 /* Rounding granularity: the widest channel range spans about 2^40 units. */
 #define DP_STATISTIC_GRANULARITY_BITS 40
 #define DP_STATISTIC_CHANNELS_MAX 3
@@ -184,8 +189,14 @@ extern void dp_statistic_serialize(const dp_statistic *statistic, unsigned char 
 /* Reads the spec and derives the layout so the caller can size the statistic. */
 extern dp_status dp_statistic_peek(const unsigned char *data, size_t length,
 								   dp_statistic *layout, dp_parse_error *error);
+/*
+ * Decodes into storage of statistic_bytes; every channel's declared
+ * mechanism is checked against the layout before its counter is decoded,
+ * and nothing is written beyond the storage.
+ */
 extern dp_status dp_statistic_deserialize(const unsigned char *data, size_t length,
-										  dp_statistic *statistic, dp_parse_error *error);
+										  dp_statistic *statistic, size_t statistic_bytes,
+										  dp_parse_error *error);
 
 /*
  * Text form:
@@ -197,7 +208,8 @@ extern dp_status dp_statistic_deserialize(const unsigned char *data, size_t leng
 extern size_t dp_statistic_text_size(const dp_statistic *statistic);
 extern void dp_statistic_to_text(const dp_statistic *statistic, char *buffer);
 extern dp_status dp_statistic_parse(const char *text, dp_statistic *layout,
-									dp_statistic *statistic, dp_parse_error *error);
+									dp_statistic *statistic, size_t statistic_bytes,
+									dp_parse_error *error);
 
 extern const char *dp_statistic_kind_name(int32_t kind);
 

@@ -135,33 +135,70 @@ dp_statistic_peek(const unsigned char *data, size_t length, dp_statistic *layout
 	return DP_OK;
 }
 
-/* Checks a loaded channel against its derived mechanism and the first channel's steps. */
-static dp_status
-check_channel(const dp_statistic *statistic, int i, dp_parse_error *error)
+/* Bytes reserved for channel i's counter in a statistic of this layout. */
+static size_t
+channel_capacity(const dp_statistic *layout, int i)
 {
-	const dp_counter *counter = dp_statistic_counter_const(statistic, i);
+	size_t		end = i + 1 < layout->channel_count ?
+		layout->channels[i + 1].counter_offset : dp_statistic_size(layout);
 
-	if (!same_mechanism(&counter->mechanism, &statistic->channels[i].mechanism))
-		return fail(error, channel_labels[statistic->channels[i].role],
+	return end - layout->channels[i].counter_offset;
+}
+
+/*
+ * A channel must declare exactly the mechanism derived from the bounds and
+ * epsilon; this is checked before its counter is decoded into the slot the
+ * layout reserved for that mechanism.
+ */
+static dp_status
+check_channel_mechanism(const dp_statistic *layout, int i, const dp_mechanism *declared,
+						dp_parse_error *error)
+{
+	if (!same_mechanism(declared, &layout->channels[i].mechanism))
+		return fail(error, channel_labels[layout->channels[i].role],
 					"mechanism does not match the bounds and epsilon");
-	if (counter->steps != dp_statistic_counter_const(statistic, 0)->steps)
+	return DP_OK;
+}
+
+static dp_status
+check_channel_steps(const dp_statistic *statistic, int i, dp_parse_error *error)
+{
+	if (dp_statistic_counter_const(statistic, i)->steps !=
+		dp_statistic_counter_const(statistic, 0)->steps)
 		return fail(error, channel_labels[statistic->channels[i].role],
 					"steps differ between channels");
 	return DP_OK;
 }
 
+/* The layout goes into the caller's storage only once it is known to fit. */
+static dp_status
+install_layout(dp_statistic *statistic, size_t statistic_bytes, const dp_statistic *layout,
+			   dp_parse_error *error)
+{
+	if (statistic_bytes < sizeof(dp_statistic) || dp_statistic_size(layout) > statistic_bytes)
+		return fail(error, "statistic", "larger than the storage for this state");
+	if (statistic != layout)
+		memcpy(statistic, layout, sizeof(dp_statistic));
+	return DP_OK;
+}
+
 dp_status
 dp_statistic_deserialize(const unsigned char *data, size_t length, dp_statistic *statistic,
-						 dp_parse_error *error)
+						 size_t statistic_bytes, dp_parse_error *error)
 {
-	dp_status	status = dp_statistic_peek(data, length, statistic, error);
+	dp_statistic layout;
+	dp_status	status = dp_statistic_peek(data, length, &layout, error);
 	size_t		offset = HEADER_BYTES;
 
 	if (status != DP_OK)
 		return status;
-	for (int i = 0; i < statistic->channel_count; i++)
+	status = install_layout(statistic, statistic_bytes, &layout, error);
+	if (status != DP_OK)
+		return status;
+	for (int i = 0; i < layout.channel_count; i++)
 	{
 		size_t		channel_length;
+		dp_mechanism declared;
 
 		if (length - offset < 4)
 			return fail(error, "channels", "truncated");
@@ -169,11 +206,18 @@ dp_statistic_deserialize(const unsigned char *data, size_t length, dp_statistic 
 		offset += 4;
 		if (channel_length > length - offset)
 			return fail(error, "channels", "truncated");
-		status = dp_counter_deserialize(data + offset, channel_length,
-										dp_statistic_counter(statistic, i), error);
+		status = dp_counter_peek(data + offset, channel_length, &declared, error);
 		if (status != DP_OK)
 			return status;
-		status = check_channel(statistic, i, error);
+		status = check_channel_mechanism(&layout, i, &declared, error);
+		if (status != DP_OK)
+			return status;
+		status = dp_counter_deserialize(data + offset, channel_length,
+										dp_statistic_counter(statistic, i),
+										channel_capacity(&layout, i), error);
+		if (status != DP_OK)
+			return status;
+		status = check_channel_steps(statistic, i, error);
 		if (status != DP_OK)
 			return status;
 		offset += channel_length;
@@ -278,7 +322,7 @@ parse_spec(const char **cursor, dp_statistic_spec *spec, dp_parse_error *error)
 
 dp_status
 dp_statistic_parse(const char *text, dp_statistic *layout, dp_statistic *statistic,
-				   dp_parse_error *error)
+				   size_t statistic_bytes, dp_parse_error *error)
 {
 	const char *cursor = text;
 	dp_statistic_spec spec;
@@ -289,21 +333,31 @@ dp_statistic_parse(const char *text, dp_statistic *layout, dp_statistic *statist
 	status = layout_or_fail(layout, &spec, error);
 	if (status != DP_OK || statistic == NULL)
 		return status;
+	status = install_layout(statistic, statistic_bytes, layout, error);
+	if (status != DP_OK)
+		return status;
 
-	if (statistic != layout)
-		memcpy(statistic, layout, sizeof(dp_statistic));
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
 		const char *label = channel_labels[statistic->channels[i].role];
-		dp_mechanism mechanism;
+		const char *probe;
+		dp_mechanism declared;
 
 		if (!dp_text_accept(&cursor, label) || !dp_text_accept(&cursor, ":"))
 			return fail(error, label, "expected the channel's label and \":\"");
-		status = dp_counter_parse_at(&cursor, &mechanism, dp_statistic_counter(statistic, i),
-									 error);
+		/* first the declared mechanism alone, then the counter into its slot */
+		probe = cursor;
+		status = dp_counter_parse_at(&probe, &declared, NULL, 0, error);
 		if (status != DP_OK)
 			return status;
-		status = check_channel(statistic, i, error);
+		status = check_channel_mechanism(statistic, i, &declared, error);
+		if (status != DP_OK)
+			return status;
+		status = dp_counter_parse_at(&cursor, &declared, dp_statistic_counter(statistic, i),
+									 channel_capacity(statistic, i), error);
+		if (status != DP_OK)
+			return status;
+		status = check_channel_steps(statistic, i, error);
 		if (status != DP_OK)
 			return status;
 	}

@@ -18,7 +18,8 @@ typedef enum dp_status
 	DP_ERROR_BLOCK,				/* block size out of range */
 	DP_ERROR_OPTION,			/* an option the mechanism does not support */
 	DP_ERROR_SENSITIVITY,		/* horizon and max_per_step too large together */
-	DP_ERROR_BOUNDS				/* lower/upper not finite, too large or not ordered */
+	DP_ERROR_BOUNDS,			/* lower/upper not finite, too large or not ordered */
+	DP_ERROR_OVERFLOW			/* a node value left the range of genuine states */
 } dp_status;
 
 /*

@@ -16,7 +16,10 @@ extern bool dp_text_accept(const char **cursor, const char *literal);
 extern bool dp_text_identifier(const char **cursor, char *buffer, int size);
 /* Reads a signed decimal int64; false on no digits or overflow. */
 extern bool dp_text_int64(const char **cursor, int64_t *value);
-/* Reads a finite or non-finite double as strtod does; false when none. */
+/*
+ * Reads a plain decimal number (sign, digits, point, exponent; no hex, no
+ * inf or nan, at most 400 characters); false when there is none.
+ */
 extern bool dp_text_double(const char **cursor, double *value);
 
 #endif							/* DP_TEXT_H */

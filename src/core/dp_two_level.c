@@ -44,25 +44,27 @@ static void
 two_level_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
 	counter->steps++;
-	counter->nodes[1] += value;
-	counter->nodes[2] += value + dp_discrete_laplace(rng, &counter->scale);
+	counter->nodes[1] = dp_counter_add(counter, counter->nodes[1], value);
+	counter->nodes[2] = dp_counter_add(counter, counter->nodes[2],
+									   value + dp_discrete_laplace(rng, &counter->scale));
 
 	if (counter->steps % counter->mechanism.block == 0)
 	{
 		/* the block closes: its p-sum replaces its singletons in the release */
-		counter->nodes[0] += counter->nodes[1];
+		counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], counter->nodes[1]);
 		if (dp_counter_pan_private(counter))
-			counter->nodes[0] += dp_discrete_laplace(rng, &counter->scale);
+			counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
+											   dp_discrete_laplace(rng, &counter->scale));
 		counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
 		counter->nodes[2] = 0;
 	}
-	counter->release = counter->nodes[0] + counter->nodes[2];
+	counter->release = dp_counter_add(counter, counter->nodes[0], counter->nodes[2]);
 }
 
 static void
 two_level_resume(dp_counter *counter)
 {
-	counter->release = counter->nodes[0] + counter->nodes[2];
+	counter->release = dp_counter_add(counter, counter->nodes[0], counter->nodes[2]);
 }
 
 static int

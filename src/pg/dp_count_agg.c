@@ -47,6 +47,27 @@ dp_check_window_frame(FunctionCallInfo fcinfo)
 				 errhint("Use the default frame, or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.")));
 }
 
+/*
+ * A state must never be a window function's result: the state at row t and
+ * the one at row t + 1 hold the same open accumulators, one step apart, so
+ * their difference is the raw value of step t + 1 (and the same for every
+ * row).  Checked in the state aggregates' final functions, which PostgreSQL
+ * calls for the first row before it returns anything.
+ */
+void
+dp_refuse_state_in_window(FunctionCallInfo fcinfo)
+{
+	if (AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_WINDOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WINDOWING_ERROR),
+				 errmsg("dp_stream state aggregates cannot be used as window functions"),
+				 errdetail("The states of consecutive rows differ by exactly the raw value of "
+						   "a time step."),
+				 errhint("For a release at every row use dp_count, dp_sum, dp_avg, dp_variance "
+						 "or dp_summary OVER (...); to store a state, call the _state "
+						 "aggregate as a plain aggregate, e.g. dp_count_state(n, m ORDER BY day).")));
+}
+
 static CountAggState *
 start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 {
@@ -89,9 +110,7 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 	else
 	{
 		state = (CountAggState *) PG_GETARG_POINTER(0);
-		if (PG_ARGISNULL(2) ||
-			memcmp(dp_mechanism_from_datum(PG_GETARG_DATUM(2)), &state->mechanism,
-				   sizeof(dp_mechanism)) != 0)
+		if (PG_ARGISNULL(2) || !dp_mechanism_datum_equals(PG_GETARG_DATUM(2), &state->mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),
@@ -141,6 +160,7 @@ dp_count_state_final(PG_FUNCTION_ARGS)
 {
 	CountAggState *state;
 
+	dp_refuse_state_in_window(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	state = (CountAggState *) PG_GETARG_POINTER(0);

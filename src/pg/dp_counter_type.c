@@ -25,11 +25,13 @@ counter_from_bytes(const unsigned char *data, size_t length, bool binary, const 
 	dp_mechanism mechanism;
 	dp_parse_error error;
 	dp_counter *counter;
+	size_t		size;
 
 	if (dp_counter_peek(data, length, &mechanism, &error) != DP_OK)
 		dp_report_parse_error("dp_counter", text, &error, binary);
-	counter = palloc(dp_counter_size(&mechanism));
-	if (dp_counter_deserialize(data, length, counter, &error) != DP_OK)
+	size = dp_counter_size(&mechanism);
+	counter = palloc(size);
+	if (dp_counter_deserialize(data, length, counter, size, &error) != DP_OK)
 		dp_report_parse_error("dp_counter", text, &error, binary);
 	return counter;
 }
@@ -61,11 +63,13 @@ dp_counter_in(PG_FUNCTION_ARGS)
 	dp_mechanism mechanism;
 	dp_parse_error error;
 	dp_counter *counter;
+	size_t		size;
 
-	if (dp_counter_parse(text, &mechanism, NULL, &error) != DP_OK)
+	if (dp_counter_parse(text, &mechanism, NULL, 0, &error) != DP_OK)
 		dp_report_parse_error("dp_counter", text, &error, false);
-	counter = palloc(dp_counter_size(&mechanism));
-	if (dp_counter_parse(text, &mechanism, counter, &error) != DP_OK)
+	size = dp_counter_size(&mechanism);
+	counter = palloc(size);
+	if (dp_counter_parse(text, &mechanism, counter, size, &error) != DP_OK)
 		dp_report_parse_error("dp_counter", text, &error, false);
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));
 }

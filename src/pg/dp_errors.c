@@ -106,6 +106,14 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid dp_stream parameter \"%s\"", field ? field : "?")));
 			break;
+		case DP_ERROR_OVERFLOW:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("dp_stream state value out of range"),
+					 errdetail("A node of the state would pass 2^126, beyond anything a genuine "
+							   "state can reach: the state was forged or corrupted."),
+					 errhint("Start the stream again from its data.")));
+			break;
 		case DP_OK:
 			break;
 	}
@@ -120,6 +128,12 @@ dp_report_statistic_status(dp_status status, const char *field, const dp_statist
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("integer bounds are needed for an integer sum"),
 				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper)));
+	if (status == DP_ERROR_BOUNDS && field && strcmp(field, "range") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("upper - lower must be at least 2^-256"),
+				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
+				 errhint("Rescale the values, e.g. to other units, so that their range is wider.")));
 	if (status == DP_ERROR_BOUNDS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -28,12 +28,13 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
 #define DP_MECHANISM_DATUM_V1_SIZE (offsetof(DpMechanismDatum, mechanism) + \
 									offsetof(dp_mechanism, block))
 
-const dp_mechanism *
-dp_mechanism_from_datum(Datum datum)
+/* The stored bytes as a mechanism, converting version 1; not validated. */
+static const dp_mechanism *
+mechanism_bytes(Datum datum)
 {
 	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
 
-	if (value->version == 1 && VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE)
+	if (VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1)
 	{
 		dp_mechanism *upgraded = palloc0(sizeof(dp_mechanism));
 
@@ -46,6 +47,37 @@ dp_mechanism_from_datum(Datum datum)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("dp_mechanism value has an unknown format")));
 	return &value->mechanism;
+}
+
+/*
+ * Every mechanism read from a datum is validated before use: a stored
+ * value may come from an older version, a corrupted page or a binary-
+ * coercible cast, and an unchecked kind or horizon would index past the
+ * registry or size an allocation.
+ */
+const dp_mechanism *
+dp_mechanism_from_datum(Datum datum)
+{
+	const dp_mechanism *mechanism = mechanism_bytes(datum);
+	const char *field = NULL;
+
+	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dp_mechanism value is invalid"),
+				 errdetail("Field \"%s\" is out of range or invalid.", field ? field : "?"),
+				 errhint("Build the mechanism again with its constructor, e.g. dp_binary().")));
+	return mechanism;
+}
+
+/*
+ * Whether the datum holds exactly this (already validated) mechanism: the
+ * per-row check of the aggregates, which need not validate again.
+ */
+bool
+dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism)
+{
+	return memcmp(mechanism_bytes(datum), mechanism, sizeof(dp_mechanism)) == 0;
 }
 
 Datum

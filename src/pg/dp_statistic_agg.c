@@ -28,6 +28,7 @@ PG_FUNCTION_INFO_V1(dp_var_samp_final);
 PG_FUNCTION_INFO_V1(dp_stddev_pop_final);
 PG_FUNCTION_INFO_V1(dp_stddev_samp_final);
 PG_FUNCTION_INFO_V1(dp_statistic_state_final);
+PG_FUNCTION_INFO_V1(dp_summary_final);
 
 /* Arguments: 0 state, 1 value, 2 lower, 3 upper, 4 mechanism. */
 static double
@@ -89,11 +90,10 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_stream mechanism must not be null"),
 				 errhint("Pass a mechanism such as dp_hybrid(epsilon => 1.0).")));
-	spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
-
 	if (PG_ARGISNULL(0))
 	{
 		dp_check_window_frame(fcinfo);
+		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
 		statistic = start_statistic(fcinfo, aggregate_context, &spec);
 	}
 	else
@@ -108,7 +108,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 							   statistic->spec.lower, statistic->spec.upper,
 							   spec.lower, spec.upper),
 					 errhint("The noise is calibrated to the first bounds: pass constant bounds.")));
-		if (memcmp(&spec.mechanism, &statistic->spec.mechanism, sizeof(dp_mechanism)) != 0)
+		if (!dp_mechanism_datum_equals(PG_GETARG_DATUM(4), &statistic->spec.mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),
@@ -226,7 +226,17 @@ dp_stddev_samp_final(PG_FUNCTION_ARGS)
 Datum
 dp_statistic_state_final(PG_FUNCTION_ARGS)
 {
+	dp_refuse_state_in_window(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(dp_statistic_to_datum((dp_statistic *) PG_GETARG_POINTER(0)));
+}
+
+/* dp_summary(value, lower, upper, mechanism): releases only, window-safe */
+Datum
+dp_summary_final(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(dp_summary_datum(fcinfo, (dp_statistic *) PG_GETARG_POINTER(0)));
 }

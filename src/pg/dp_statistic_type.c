@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
@@ -20,6 +22,7 @@ PG_FUNCTION_INFO_V1(dp_statistic_estimate_named);
 PG_FUNCTION_INFO_V1(dp_statistic_steps_sql);
 PG_FUNCTION_INFO_V1(dp_statistic_mechanism);
 PG_FUNCTION_INFO_V1(dp_statistic_error_bound_sql);
+PG_FUNCTION_INFO_V1(dp_statistic_summary);
 
 static dp_statistic *
 statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
@@ -27,11 +30,13 @@ statistic_from_bytes(const unsigned char *data, size_t length, bool binary, cons
 	dp_statistic layout;
 	dp_parse_error error;
 	dp_statistic *statistic;
+	size_t		size;
 
 	if (dp_statistic_peek(data, length, &layout, &error) != DP_OK)
 		dp_report_parse_error("dp_statistic", text, &error, binary);
-	statistic = palloc(dp_statistic_size(&layout));
-	if (dp_statistic_deserialize(data, length, statistic, &error) != DP_OK)
+	size = dp_statistic_size(&layout);
+	statistic = palloc(size);
+	if (dp_statistic_deserialize(data, length, statistic, size, &error) != DP_OK)
 		dp_report_parse_error("dp_statistic", text, &error, binary);
 	return statistic;
 }
@@ -63,11 +68,13 @@ dp_statistic_in(PG_FUNCTION_ARGS)
 	dp_statistic layout;
 	dp_parse_error error;
 	dp_statistic *statistic;
+	size_t		size;
 
-	if (dp_statistic_parse(text, &layout, NULL, &error) != DP_OK)
+	if (dp_statistic_parse(text, &layout, NULL, 0, &error) != DP_OK)
 		dp_report_parse_error("dp_statistic", text, &error, false);
-	statistic = palloc(dp_statistic_size(&layout));
-	if (dp_statistic_parse(text, &layout, statistic, &error) != DP_OK)
+	size = dp_statistic_size(&layout);
+	statistic = palloc(size);
+	if (dp_statistic_parse(text, &layout, statistic, size, &error) != DP_OK)
 		dp_report_parse_error("dp_statistic", text, &error, false);
 	PG_RETURN_DATUM(dp_statistic_to_datum(statistic));
 }
@@ -223,4 +230,44 @@ dp_statistic_error_bound_sql(PG_FUNCTION_ARGS)
 	if (!dp_statistic_error_bound(statistic, confidence, &bound))
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(bound);
+}
+
+/*
+ * The dp_summary composite (count, sum, avg, var_pop, var_samp, stddev_pop,
+ * stddev_samp) of a statistic: NULL where the statistic does not hold the
+ * estimate or it is undefined.  Post-processing of the releases only.
+ */
+Datum
+dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic)
+{
+	static const dp_estimate_kind fields[] = {
+		DP_ESTIMATE_COUNT, DP_ESTIMATE_SUM, DP_ESTIMATE_AVERAGE, DP_ESTIMATE_VAR_POP,
+		DP_ESTIMATE_VAR_SAMP, DP_ESTIMATE_STDDEV_POP, DP_ESTIMATE_STDDEV_SAMP
+	};
+	TupleDesc	descriptor;
+	Datum		values[lengthof(fields)];
+	bool		nulls[lengthof(fields)];
+
+	if (get_call_result_type(fcinfo, NULL, &descriptor) != TYPEFUNC_COMPOSITE ||
+		descriptor->natts != lengthof(fields))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("dp_summary must return the dp_summary composite type")));
+	descriptor = BlessTupleDesc(descriptor);
+	for (size_t i = 0; i < lengthof(fields); i++)
+	{
+		double		value;
+
+		nulls[i] = !dp_statistic_provides(statistic, fields[i]) ||
+			!dp_statistic_estimate(statistic, fields[i], &value);
+		values[i] = nulls[i] ? (Datum) 0 : Float8GetDatum(value);
+	}
+	return HeapTupleGetDatum(heap_form_tuple(descriptor, values, nulls));
+}
+
+/* dp_summary(state dp_statistic) */
+Datum
+dp_statistic_summary(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(dp_summary_datum(fcinfo, dp_statistic_from_datum(PG_GETARG_DATUM(0))));
 }

@@ -28,6 +28,9 @@ extern void dp_report_parse_error(const char *type_name, const char *input,
  */
 extern void dp_check_window_frame(FunctionCallInfo fcinfo);
 
+/* Raises 42P20 when a state aggregate's final function runs in a window. */
+extern void dp_refuse_state_in_window(FunctionCallInfo fcinfo);
+
 /* ereport(ERROR) for a status from dp_statistic_layout. */
 extern void dp_report_statistic_status(dp_status status, const char *field,
 									   const dp_statistic_spec *spec) pg_attribute_noreturn();
@@ -59,7 +62,9 @@ typedef struct DpMechanismDatum
 
 #define DP_MECHANISM_DATUM_VERSION 2	/* 1: dp_stream 0.1.0, no block field */
 
+/* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
+extern bool dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 
 /* dp_counter SQL type: a varlena holding the core's binary form. */
@@ -69,5 +74,7 @@ extern Datum dp_counter_to_datum(const dp_counter *counter);
 /* dp_statistic SQL type: a varlena holding the core's binary form. */
 extern dp_statistic *dp_statistic_from_datum(Datum datum);
 extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
+/* The dp_summary composite of a statistic (the function must return it). */
+extern Datum dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic);
 
 #endif							/* DP_STREAM_PG_H */

@@ -247,8 +247,8 @@ test_continuation(const config *c)
 		text = malloc(dp_counter_text_size(original));
 		dp_counter_to_text(original, text);
 		failures += dp_counter_deserialize(bytes, dp_counter_serialized_size(original),
-										   from_binary, &error) != DP_OK;
-		failures += dp_counter_parse(text, &parsed, from_text, &error) != DP_OK;
+										   from_binary, size, &error) != DP_OK;
+		failures += dp_counter_parse(text, &parsed, from_text, size, &error) != DP_OK;
 		free(bytes);
 		free(text);
 		if (failures)

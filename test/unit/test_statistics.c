@@ -549,10 +549,12 @@ test_stored_forms(void)
 
 			binary_ok &= dp_statistic_peek(bytes, length, &layout, &error) == DP_OK;
 			from_bytes = malloc(dp_statistic_size(&layout));
-			binary_ok &= dp_statistic_deserialize(bytes, length, from_bytes, &error) == DP_OK;
-			text_ok &= dp_statistic_parse(text, &layout, NULL, &error) == DP_OK;
+			binary_ok &= dp_statistic_deserialize(bytes, length, from_bytes,
+												  dp_statistic_size(&layout), &error) == DP_OK;
+			text_ok &= dp_statistic_parse(text, &layout, NULL, 0, &error) == DP_OK;
 			from_text = malloc(dp_statistic_size(&layout));
-			text_ok &= dp_statistic_parse(text, &layout, from_text, &error) == DP_OK;
+			text_ok &= dp_statistic_parse(text, &layout, from_text, dp_statistic_size(&layout),
+										  &error) == DP_OK;
 			if (!text_ok)
 				tap_diag("%s: %s in %s", error.field, error.problem, text);
 
@@ -592,9 +594,9 @@ test_stored_forms(void)
 		dp_statistic_to_text(statistic, text);
 		at = strstr(text, "upper=-100000000000000");
 		memcpy(at, "upper=-200000000000000", 22);
-		dp_statistic_parse(text, &layout, NULL, &error);
+		dp_statistic_parse(text, &layout, NULL, 0, &error);
 		parsed = malloc(dp_statistic_size(&layout));
-		status = dp_statistic_parse(text, &layout, parsed, &error);
+		status = dp_statistic_parse(text, &layout, parsed, dp_statistic_size(&layout), &error);
 		tap_ok(status == DP_ERROR_FORMAT && strcmp(error.field, "sum") == 0,
 			   "changed bounds with the old counters are refused (field %s)", error.field);
 		free(parsed);
