@@ -69,6 +69,17 @@ if [ "$regress_status" -ne 0 ]; then
   [ -f regression.diffs ] && head -100 regression.diffs
 fi
 
+# dp_stream.seed from postgresql.conf, -c, PGOPTIONS and
+# shared_preload_libraries: these need config edits and server restarts, so
+# test/seed_guc.sh starts a throwaway cluster of its own (the one above is
+# left alone) and prints TAP.  The SQL-reachable seed cases are in
+# sql/seed_setting.sql.
+echo "== dp_stream.seed sources (test/seed_guc.sh)"
+test/seed_guc.sh >"$log_dir/seed_guc.tap" 2>&1
+seed_guc_status=$?
+count_tap "$log_dir/seed_guc.tap" "$seed_guc_status" seed_guc
+echo "seed_guc: $(grep -cE '^ok' "$log_dir/seed_guc.tap") ok, $(grep -cE '^not ok' "$log_dir/seed_guc.tap") not ok"
+
 echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
