@@ -266,6 +266,13 @@ dp_discrete_laplace_sum_upper_tail(const dp_scale *scale, int terms, double thre
 	return tail_at(&context, threshold);
 }
 
+/*
+ * Every loop below is bounded by a constant or by the cell counts: a tail
+ * search doubles at most DP_DOUBLINGS_MAX times (a double passes 2^1023
+ * before that), bisections halve a range of at most that many bits.
+ */
+#define DP_DOUBLINGS_MAX 1100
+
 /* Smallest integer w >= 0 for which exceeds(w) is false; exceeds is monotone. */
 static double
 smallest_passing(bool (*exceeds) (const void *, double), const void *argument)
@@ -275,8 +282,11 @@ smallest_passing(bool (*exceeds) (const void *, double), const void *argument)
 
 	if (!exceeds(argument, 0))
 		return 0.0;
-	while (exceeds(argument, high))
+	/* tails fall to 0 long before 2^1100 overflows to infinity; the cap is for safety */
+	for (int doublings = 0; exceeds(argument, high); doublings++)
 	{
+		if (doublings == DP_DOUBLINGS_MAX)
+			return NAN;
 		low = high;
 		high *= 2;
 	}
@@ -417,7 +427,7 @@ range_of(const tail_context *context, double tail)
 {
 	double		v = 1;
 
-	while (tail_at(context, v) > tail)
+	for (int doublings = 0; doublings < DP_DOUBLINGS_MAX && tail_at(context, v) > tail; doublings++)
 		v *= 2;
 	return v;
 }
@@ -493,10 +503,17 @@ two_groups_half_width(const dp_noise_group *groups, double miss)
 		search.y_tail[n + search.y_points] = tail_at(y, n * search.h + 1);
 
 	/* w = m h - 1; find the smallest m >= 1 that passes */
+	/*
+	 * Passes once m h is beyond both ranges (then the bound is the mass kept
+	 * outside them, a millionth of the allowed error): within about
+	 * log2(x_cells + y_points) doublings.
+	 */
 	low = 0;
 	high = 1;
 	while (two_group_exceeds_lattice(&search, high))
 	{
+		if (high > 4 * (search.x_cells + search.y_points))
+			goto done;
 		low = high;
 		high *= 2;
 	}
