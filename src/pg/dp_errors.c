@@ -77,8 +77,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errmsg("the %s mechanism does not support the %s option",
 								kind ? kind->name : "?", field),
 						 kind && kind->kind == DP_MECHANISM_PPCUM ?
-						 errhint("PPCum is pan-private for the releases up to a stored state "
-								 "by construction; for releases after it, use dp_binary or "
+						 errhint("PPCum protects one stored snapshot together with the releases "
+								 "up to it; for releases after it, use dp_binary or "
 								 "dp_two_level with dp_pan_private().") : 0));
 			}
 			break;
