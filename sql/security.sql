@@ -166,3 +166,20 @@ SELECT 'hybrid(epsilon=1,pan_private=true,pan_private=false)'::dp_mechanism;
 -- a v1 header for a mechanism version 1 never had
 SELECT ('v1 hybrid(epsilon=1,max_per_step=1) steps=0 nodes=[' || array_to_string(array_fill(0, ARRAY[65]), ',') || ']')::dp_counter;
 SELECT 'v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=0 nodes=[0,0,0]'::dp_counter AS version_1_binary_still_read;
+
+-- 7. Found by the review of 0.4.0 itself.
+-- the noise terms of a pan-private Two-level with block 1 at 2^62 steps
+-- (2^63 of them) overflowed int64: the bound was 0
+SELECT dp_error_bound(m, 4611686018427387904) > 0 AS positive,
+       dp_error_bound(m, 4611686018427387904) >= dp_error_bound(m, 4611686018427387903) AS not_below_one_step_earlier
+FROM (SELECT dp_pan_private(dp_two_level(1, 4611686018427387904, 1)) m) q;
+-- a confidence so small that 1 - confidence rounds to 1 gave NaN; the
+-- smallest half-width meeting it is 0
+SELECT dp_error_bound(dp_binary(1, 10), 5, 1e-17) AS binary_tiny_confidence,
+       dp_error_bound(dp_pan_private(dp_hybrid(100, 1)), 4611686018427387903, 1e-300) AS hybrid_tiny_confidence,
+       dp_error_bound(dp_simple_ii(1), 1000, 1e-17) AS expansion_tiny_confidence;
+-- a bigint pushed into a real-valued state was clamped to truncated bounds
+-- (2 instead of 2.5); the state holds no noise, so the release is exact
+SELECT dp_estimate(dp_push(s, 3::bigint)) AS bigint_push, dp_estimate(dp_push(s, 3::float8)) AS float_push,
+       dp_estimate(dp_push(s, 0::bigint)) AS bigint_below
+FROM (SELECT 'v1 sum(lower=0.5,upper=2.5,values=real) binary(epsilon=1,horizon=1,max_per_step=1) sum: v2 binary(epsilon=1,horizon=1,max_per_step=687194767360) steps=0 nodes=[0]'::dp_statistic s) q;

@@ -325,7 +325,7 @@ one_group_half_width(const dp_scale *scale, int terms, double miss)
 
 	if (terms <= 0)
 		return 0.0;
-	if (terms > DP_EXACT_TERMS_MAX || !(miss > 0.0 && miss < 1.0))
+	if (terms > DP_EXACT_TERMS_MAX || !(miss > 0.0 && miss <= 1.0))
 		return NAN;
 	tail_context_init(&search.context, scale, terms);
 	search.allowed = miss;
@@ -548,7 +548,8 @@ dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double 
 	dp_noise_group used[DP_NOISE_GROUPS_MAX];
 	int			used_count = 0;
 
-	if (!(miss > 0.0 && miss < 1.0) || count > DP_NOISE_GROUPS_MAX)
+	/* miss = 1 is a confidence below 2^-53 rounded away: the answer is 0 */
+	if (!(miss > 0.0 && miss <= 1.0) || count > DP_NOISE_GROUPS_MAX)
 		return NAN;
 	for (int i = 0; i < count; i++)
 		if (groups[i].terms > 0)

@@ -182,7 +182,9 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 		*field = "values";
 		return DP_ERROR_FORMAT;
 	}
-	if (spec->estimator != DP_ESTIMATOR_MIDPOINT && spec->estimator != DP_ESTIMATOR_PLAIN)
+	/* only an average has a choice; anything else is stored as MIDPOINT */
+	if (spec->estimator != DP_ESTIMATOR_MIDPOINT &&
+		!(spec->estimator == DP_ESTIMATOR_PLAIN && spec->kind == DP_STATISTIC_AVERAGE))
 	{
 		*field = "estimator";
 		return DP_ERROR_FORMAT;
@@ -312,10 +314,16 @@ dp_status
 dp_statistic_push_integer(dp_statistic *statistic, bool observed, int64_t value,
 						  dp_random *rng)
 {
-	/* the bounds are integers of at most 2^53, exact as both types */
-	int64_t		lower = (int64_t) statistic->spec.lower;
-	int64_t		upper = (int64_t) statistic->spec.upper;
+	int64_t		lower;
+	int64_t		upper;
 
+	/* a real-valued state clamps to its own (possibly fractional) bounds */
+	if (statistic->spec.domain != DP_VALUES_INTEGER)
+		return dp_statistic_push(statistic, observed, (double) value, rng);
+
+	/* integer states have integer bounds of at most 2^53, exact as both types */
+	lower = (int64_t) statistic->spec.lower;
+	upper = (int64_t) statistic->spec.upper;
 	if (value < lower)
 		value = lower;
 	else if (value > upper)

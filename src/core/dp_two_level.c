@@ -72,8 +72,16 @@ two_level_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group 
 {
 	int64_t		block = counter->mechanism.block;
 
+	uint64_t	closed = (uint64_t) (steps / block) * (dp_counter_pan_private(counter) ? 2 : 1);
+	uint64_t	terms = closed + (uint64_t) (steps % block);
+
+	/*
+	 * Up to 2^63 terms (pan-private, block 1, 2^62 steps) do not fit int64:
+	 * saturate.  One term less than the truth changes the half-width by a
+	 * relative 2^-64, far below the rounding of the result to an integer.
+	 */
 	groups[0].scale = counter->scale;
-	groups[0].terms = (steps / block) * (dp_counter_pan_private(counter) ? 2 : 1) + steps % block;
+	groups[0].terms = terms > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) terms;
 	return 1;
 }
 
