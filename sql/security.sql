@@ -138,6 +138,8 @@ SELECT 'v2 binary(epsilon=1,horizon=4,max_per_step=1) steps=3 nodes=[17014118346
 SELECT 'v2 simple_ii(epsilon=1,max_per_step=1) steps=3 nodes=[1329227995784915872903807060280344577]'::dp_counter;
 SELECT dp_steps('v2 simple_ii(epsilon=1,max_per_step=1) steps=3 nodes=[1329227995784915872903807060280344576]'::dp_counter) AS at_the_limit_is_read;
 SELECT dp_estimate(dp_push('v2 simple_ii(epsilon=1,max_per_step=1) steps=3 nodes=[1329227995784915872903807060280343576]'::dp_counter, 1)) > 0 AS near_the_limit_continues;
+-- a forged node at the limit, pushed past it: refused, not stored unreadable
+SELECT dp_push('v2 binary(epsilon=1,horizon=4,max_per_step=1) steps=0 nodes=[1329227995784915872903807060280344576,0,0]'::dp_counter, 1);
 SELECT 'v2 two_level(epsilon=1,horizon=9,block=3,max_per_step=1) steps=2 nodes=[-1329227995784915872903807060280344577,0,0]'::dp_counter;
 SELECT 'v1 sum(lower=0,upper=1,values=real) simple_ii(epsilon=1,max_per_step=1) sum: v2 simple_ii(epsilon=1,max_per_step=1099511627776) steps=1 nodes=[1329227995784915872903807060280344577]'::dp_statistic;
 

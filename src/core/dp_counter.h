@@ -176,6 +176,8 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
 #define DP_COUNTER_FORMAT_VERSION 2	/* version 1 (0.1.0) is still read */
+/* DP_ERROR_OVERFLOW when a stored node would be beyond what decoders accept. */
+extern dp_status dp_counter_check_storable(const dp_counter *counter);
 extern size_t dp_counter_serialized_size(const dp_counter *counter);
 extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);
 /* Reads the mechanism and node count so the caller can size the counter. */

@@ -58,6 +58,24 @@ dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
 		nodes[i] = counter->nodes[i];
 }
 
+/*
+ * Whether the counter can be stored so that it reads back: a forged state
+ * whose nodes sit just below DP_NODE_VALUE_MAX can be pushed past it (its
+ * open accumulators grow by the values), and such a state is refused
+ * before it is written rather than when it is read.
+ */
+dp_status
+dp_counter_check_storable(const dp_counter *counter)
+{
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+
+	dp_counter_persisted_nodes(counter, nodes);
+	for (int i = 0; i < counter->node_count; i++)
+		if (nodes[i] > DP_NODE_VALUE_MAX || nodes[i] < -DP_NODE_VALUE_MAX)
+			return DP_ERROR_OVERFLOW;
+	return DP_OK;
+}
+
 size_t
 dp_counter_serialized_size(const dp_counter *counter)
 {

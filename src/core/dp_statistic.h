@@ -185,6 +185,8 @@ extern bool dp_statistic_error_bound(const dp_statistic *statistic, double confi
 /* Binary form: a header, then each channel's counter in its own binary form. */
 #define DP_STATISTIC_FORMAT_VERSION 1
 extern size_t dp_statistic_serialized_size(const dp_statistic *statistic);
+/* DP_ERROR_OVERFLOW when a channel could not be read back (dp_counter_check_storable). */
+extern dp_status dp_statistic_check_storable(const dp_statistic *statistic);
 extern void dp_statistic_serialize(const dp_statistic *statistic, unsigned char *out);
 /* Reads the spec and derives the layout so the caller can size the statistic. */
 extern dp_status dp_statistic_peek(const unsigned char *data, size_t length,

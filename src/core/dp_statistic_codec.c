@@ -65,6 +65,15 @@ layout_or_fail(dp_statistic *layout, const dp_statistic_spec *spec, dp_parse_err
 	return DP_OK;
 }
 
+dp_status
+dp_statistic_check_storable(const dp_statistic *statistic)
+{
+	for (int i = 0; i < statistic->channel_count; i++)
+		if (dp_counter_check_storable(dp_statistic_counter_const(statistic, i)) != DP_OK)
+			return DP_ERROR_OVERFLOW;
+	return DP_OK;
+}
+
 size_t
 dp_statistic_serialized_size(const dp_statistic *statistic)
 {

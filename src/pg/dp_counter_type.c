@@ -49,7 +49,11 @@ Datum
 dp_counter_to_datum(const dp_counter *counter)
 {
 	size_t		length = dp_counter_serialized_size(counter);
-	bytea	   *value = palloc(VARHDRSZ + length);
+	bytea	   *value;
+
+	if (dp_counter_check_storable(counter) != DP_OK)
+		dp_report_status(DP_ERROR_OVERFLOW, NULL, &counter->mechanism);
+	value = palloc(VARHDRSZ + length);
 
 	SET_VARSIZE(value, VARHDRSZ + length);
 	dp_counter_serialize(counter, (unsigned char *) VARDATA(value));

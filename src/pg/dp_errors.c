@@ -110,8 +110,9 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("dp_stream state value out of range"),
-					 errdetail("A node of the state would pass 2^126, beyond anything a genuine "
-							   "state can reach: the state was forged or corrupted."),
+					 errdetail("A node of the state would leave the range a genuine state "
+							   "can hold (2^120 when stored, 2^126 in arithmetic): the state "
+							   "was forged or corrupted."),
 					 errhint("Start the stream again from its data.")));
 			break;
 		case DP_OK:

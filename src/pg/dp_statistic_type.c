@@ -54,7 +54,11 @@ Datum
 dp_statistic_to_datum(const dp_statistic *statistic)
 {
 	size_t		length = dp_statistic_serialized_size(statistic);
-	bytea	   *value = palloc(VARHDRSZ + length);
+	bytea	   *value;
+
+	if (dp_statistic_check_storable(statistic) != DP_OK)
+		dp_report_status(DP_ERROR_OVERFLOW, NULL, &statistic->spec.mechanism);
+	value = palloc(VARHDRSZ + length);
 
 	SET_VARSIZE(value, VARHDRSZ + length);
 	dp_statistic_serialize(statistic, (unsigned char *) VARDATA(value));
