@@ -16,6 +16,10 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initi
             -Wno-sign-compare -Wno-implicit-fallthrough -Wno-cast-function-type \
             -Wno-clobbered
 
+# set before the include: pgxs.mk tests it with ifdef while it is read
+EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log results regression.diffs regression.out \
+              $(FUZZ_BUILD)
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -41,7 +45,63 @@ unit-sanitize:
 	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \
 	  if [ $$status -ne 0 ]; then tail -30 $${t%.c}.asan.log; exit 1; fi; done
 
-.PHONY: unit unit-sanitize test demo bench setup
+# libFuzzer harnesses of src/core under ASan + UBSan (test/fuzz/README.md).
+# FUZZ_CORE and FUZZ_BUILD may point at a patched copy of the core and a
+# build directory of its own.
+FUZZ_CC ?= clang-14
+FUZZ_CORE ?= src/core
+FUZZ_BUILD ?= test/fuzz/build
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
+FUZZ_CFLAGS = -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
+              -Wno-unused-function -I$(FUZZ_CORE) -Itest/fuzz
+FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_COVERAGE = -fprofile-instr-generate -fcoverage-mapping
+FUZZ_CORE_SOURCES = $(wildcard $(FUZZ_CORE)/*.c)
+FUZZ_CORE_HEADERS = $(wildcard $(FUZZ_CORE)/*.h)
+FUZZ_ASAN_OBJS = $(patsubst $(FUZZ_CORE)/%.c,$(FUZZ_BUILD)/asan/%.o,$(FUZZ_CORE_SOURCES))
+FUZZ_COV_OBJS = $(patsubst $(FUZZ_CORE)/%.c,$(FUZZ_BUILD)/cov/%.o,$(FUZZ_CORE_SOURCES))
+FUZZ_BINARIES = $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
+FUZZ_COV_BINARIES = $(addsuffix .cov,$(FUZZ_BINARIES))
+
+$(FUZZ_ASAN_OBJS): $(FUZZ_BUILD)/asan/%.o: $(FUZZ_CORE)/%.c $(FUZZ_CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SANITIZE) -c -o $@ $<
+
+$(FUZZ_COV_OBJS): $(FUZZ_BUILD)/cov/%.o: $(FUZZ_CORE)/%.c $(FUZZ_CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COVERAGE) -c -o $@ $<
+
+$(FUZZ_BINARIES): $(FUZZ_BUILD)/%: test/fuzz/%.c $(wildcard test/fuzz/*.h) $(FUZZ_ASAN_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SANITIZE) -o $@ $< $(FUZZ_ASAN_OBJS) -lsodium -lm
+
+$(FUZZ_COV_BINARIES): $(FUZZ_BUILD)/%.cov: test/fuzz/%.c $(wildcard test/fuzz/*.h) $(FUZZ_COV_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_COVERAGE) -o $@ $< $(FUZZ_COV_OBJS) -lsodium -lm
+
+$(FUZZ_BUILD)/make_corpus: test/fuzz/make_corpus.c $(FUZZ_CORE_SOURCES) $(FUZZ_CORE_HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SOURCES) -lsodium -lm
+
+fuzz-build: $(FUZZ_BINARIES)
+
+# fuzz every target for FUZZ_SECONDS; new inputs go to a scratch directory,
+# crashes to test/fuzz/crashes/
+fuzz: $(FUZZ_BINARIES)
+	@test/fuzz/run.sh fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# every file of the repository corpus once; TAP, one line per target
+fuzz-replay: $(FUZZ_BINARIES)
+	@test/fuzz/run.sh replay $(FUZZ_BUILD) 0 $(FUZZ_TARGETS)
+
+# line, function and region coverage of the core by the repository corpus
+fuzz-coverage: $(FUZZ_COV_BINARIES)
+	@test/fuzz/run.sh coverage $(FUZZ_BUILD) 0 $(FUZZ_TARGETS) -- $(FUZZ_CORE_SOURCES)
+
+# (re)writes the generated seeds of test/fuzz/corpus/ (named by SHA-1)
+fuzz-corpus: $(FUZZ_BUILD)/make_corpus
+	$(FUZZ_BUILD)/make_corpus test/fuzz/corpus
+
+.PHONY: unit unit-sanitize test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 
@@ -54,4 +114,3 @@ demo:
 bench:
 	bench/run.sh
 
-EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log results regression.diffs regression.out

@@ -13,6 +13,12 @@ packages=(
   pkg-config
   gnuplot-nox
   bc
+  # fuzzing (make fuzz, fuzz-replay, fuzz-coverage): clang with libFuzzer and
+  # the sanitizer runtimes; llvm-14 has llvm-symbolizer, llvm-cov, llvm-profdata
+  clang-14
+  libclang-rt-14-dev
+  libfuzzer-14-dev
+  llvm-14
 )
 
 missing=()

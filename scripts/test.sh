@@ -47,6 +47,20 @@ for binary in test/unit/test_*.bin; do
   echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
 done
 
+# ---- fuzz corpus replay (test/fuzz/README.md) ----
+# Every file of test/fuzz/corpus/ once through its libFuzzer harness under
+# ASan + UBSan; one TAP line per harness.  No fuzzing: a few seconds.
+echo "== fuzz corpus replay (src/core under ASan + UBSan)"
+make -s fuzz-replay >"$log_dir/fuzz_replay.tap" 2>&1
+fuzz_status=$?
+count_tap "$log_dir/fuzz_replay.tap" "$fuzz_status" fuzz_replay
+echo "fuzz_replay: $(grep -cE '^ok' "$log_dir/fuzz_replay.tap") ok, $(grep -cE '^not ok' "$log_dir/fuzz_replay.tap") not ok"
+if [ "$fuzz_status" -ne 0 ]; then
+  # the failing inputs with their sanitizer summaries, or the build error
+  { grep -E '^# ' "$log_dir/fuzz_replay.tap" || tail -20 "$log_dir/fuzz_replay.tap"; } | head -20 | sed 's/^/  /'
+fi
+# ---- end of fuzz corpus replay ----
+
 echo "== install into a throwaway cluster"
 dp_install_extension
 dp_cluster_start || { echo "$passed passed, $((failed + 1)) failed"; exit 1; }

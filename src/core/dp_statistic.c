@@ -428,6 +428,9 @@ dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, doub
 	double		count;
 	double		value;
 
+	/* a sum has no count channel to read: never index a missing channel */
+	if (!dp_statistic_provides(statistic, what))
+		return false;
 	switch (what)
 	{
 		case DP_ESTIMATE_SUM:

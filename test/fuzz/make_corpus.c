@@ -1,0 +1,1078 @@
+/*
+ * make_corpus.c
+ *		Writes the seed corpus of the fuzz targets: valid states produced by
+ *		the code itself (text and binary forms of counters of every mechanism
+ *		and option, and of sums, averages and variances), raw parameter
+ *		records and scanner tokens, plus edge cases.  Each file is named by
+ *		the SHA-1 of its content, as libFuzzer names corpus entries, so
+ *		running it again adds nothing new.
+ *
+ *		make fuzz-corpus  (or: make_corpus DIRECTORY)
+ *
+ * Some edge cases crash the code of dp_stream 0.3.0 on purpose (huge
+ * horizons, nodes near 2^127, a statistic's channel declaring more nodes
+ * than its bounds imply); see test/fuzz/README.md.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dp_bytes.h"
+#include "dp_counter.h"
+#include "dp_statistic.h"
+
+static const char *root;
+static int	written;
+static dp_random rng;
+
+/* ---- SHA-1 (FIPS 180-4), for libFuzzer-style file names ---- */
+
+static uint32_t
+rotl(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void
+sha1_block(uint32_t h[5], const unsigned char *block)
+{
+	uint32_t	w[80];
+	uint32_t	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t) block[4 * i] << 24 | (uint32_t) block[4 * i + 1] << 16 |
+			(uint32_t) block[4 * i + 2] << 8 | (uint32_t) block[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	for (int i = 0; i < 80; i++)
+	{
+		uint32_t	f,
+					k,
+					t;
+
+		if (i < 20)
+			f = (b & c) | (~b & d), k = 0x5A827999;
+		else if (i < 40)
+			f = b ^ c ^ d, k = 0x6ED9EBA1;
+		else if (i < 60)
+			f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
+		else
+			f = b ^ c ^ d, k = 0xCA62C1D6;
+		t = rotl(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rotl(b, 30);
+		b = a;
+		a = t;
+	}
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+}
+
+static void
+sha1_hex(const unsigned char *data, size_t length, char hex[41])
+{
+	uint32_t	h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
+	unsigned char block[64];
+	size_t		done = 0;
+	uint64_t	bits = (uint64_t) length * 8;
+
+	for (; length - done >= 64; done += 64)
+		sha1_block(h, data + done);
+	memset(block, 0, sizeof(block));
+	memcpy(block, data + done, length - done);
+	block[length - done] = 0x80;
+	if (length - done >= 56)
+	{
+		sha1_block(h, block);
+		memset(block, 0, sizeof(block));
+	}
+	for (int i = 0; i < 8; i++)
+		block[63 - i] = (unsigned char) (bits >> (8 * i));
+	sha1_block(h, block);
+	for (int i = 0; i < 5; i++)
+		sprintf(hex + 8 * i, "%08x", h[i]);
+}
+
+/* ---- output ---- */
+
+static void
+write_seed(const char *target, const void *data, size_t length)
+{
+	char		path[4096];
+	char		hex[41];
+	FILE	   *file;
+
+	snprintf(path, sizeof(path), "%s/%s", root, target);
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
+	{
+		perror(path);
+		exit(1);
+	}
+	sha1_hex(data, length, hex);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, target, hex);
+	file = fopen(path, "wb");
+	if (file == NULL || fwrite(data, 1, length, file) != length || fclose(file) != 0)
+	{
+		perror(path);
+		exit(1);
+	}
+	written++;
+}
+
+static void
+write_text(const char *target, const char *text)
+{
+	write_seed(target, text, strlen(text));
+}
+
+static void
+write_textf(const char *target, const char *format,...)
+{
+	char		buffer[16384];
+	va_list		arguments;
+
+	va_start(arguments, format);
+	vsnprintf(buffer, sizeof(buffer), format, arguments);
+	va_end(arguments);
+	write_text(target, buffer);
+}
+
+/* Text A, a NUL, text B: the hostile variant of the text harnesses. */
+static void
+write_text_pair(const char *target, const char *first, const char *second)
+{
+	size_t		a = strlen(first);
+	size_t		b = strlen(second);
+	char	   *buffer = malloc(a + 1 + b);
+
+	memcpy(buffer, first, a);
+	buffer[a] = '\0';
+	memcpy(buffer + a + 1, second, b);
+	write_seed(target, buffer, a + 1 + b);
+	free(buffer);
+}
+
+/* Bytes A, bytes B, u16 length of A: the hostile variant of the binary harnesses. */
+static void
+write_binary_pair(const char *target, const unsigned char *first, size_t a,
+				  const unsigned char *second, size_t b)
+{
+	unsigned char *buffer = malloc(a + b + 2);
+
+	memcpy(buffer, first, a);
+	memcpy(buffer + a, second, b);
+	buffer[a + b] = (unsigned char) (a & 0xff);
+	buffer[a + b + 1] = (unsigned char) (a >> 8);
+	write_seed(target, buffer, a + b + 2);
+	free(buffer);
+}
+
+/* ---- counters ---- */
+
+static dp_mechanism
+mechanism(int32_t kind, uint32_t flags, double epsilon, int64_t horizon, int64_t max_per_step,
+		  int64_t block)
+{
+	dp_mechanism m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = kind;
+	m.flags = flags;
+	m.epsilon = epsilon;
+	m.horizon = horizon;
+	m.max_per_step = max_per_step;
+	m.block = block;
+	return m;
+}
+
+static dp_counter *
+counter_after(const dp_mechanism *m, int steps)
+{
+	dp_counter *counter = malloc(dp_counter_size(m));
+	const char *field;
+
+	if (dp_counter_start(counter, m, &rng, &field) != DP_OK)
+	{
+		fprintf(stderr, "make_corpus: invalid mechanism (%s)\n", field);
+		exit(1);
+	}
+	for (int i = 0; i < steps; i++)
+		if (dp_counter_push(counter, (i * 7 + 3) % (m->max_per_step + 2) - 1, &rng) != DP_OK)
+			break;
+	return counter;
+}
+
+static char *
+counter_text(const dp_counter *counter)
+{
+	char	   *text = malloc(dp_counter_text_size(counter));
+
+	dp_counter_to_text(counter, text);
+	return text;
+}
+
+static unsigned char *
+counter_bytes(const dp_counter *counter, size_t *length)
+{
+	unsigned char *out;
+
+	*length = dp_counter_serialized_size(counter);
+	out = malloc(*length);
+	dp_counter_serialize(counter, out);
+	return out;
+}
+
+static void
+write_counter(const dp_counter *counter)
+{
+	char	   *text = counter_text(counter);
+	size_t		length;
+	unsigned char *binary = counter_bytes(counter, &length);
+	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
+
+	write_text("fuzz_counter_text", text);
+	write_seed("fuzz_counter_binary", binary, length);
+	dp_mechanism_to_text(&counter->mechanism, mechanism_text, sizeof(mechanism_text));
+	write_text("fuzz_mechanism_text", mechanism_text);
+	free(binary);
+	free(text);
+}
+
+/* Every mechanism, option and a few step counts. */
+static void
+counters(void)
+{
+	const dp_mechanism bases[] = {
+		mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0),
+		mechanism(DP_MECHANISM_BINARY, 0, 0.5, 1000, 1000, 0),
+		mechanism(DP_MECHANISM_SIMPLE_I, 0, 1.0, 100, 1, 0),
+		mechanism(DP_MECHANISM_SIMPLE_I, 0, 2.0, 1, 3, 0),
+		mechanism(DP_MECHANISM_SIMPLE_II, 0, 1.0, 0, 1, 0),
+		mechanism(DP_MECHANISM_TWO_LEVEL, 0, 1.0, 100, 1, 10),
+		mechanism(DP_MECHANISM_TWO_LEVEL, 0, 0.25, 50, 5, 3),
+		mechanism(DP_MECHANISM_HYBRID, 0, 1.0, 0, 1, 0),
+		mechanism(DP_MECHANISM_HYBRID, 0, 0.1, 0, 100, 0),
+		mechanism(DP_MECHANISM_PPCUM, 0, 1.0, 64, 1, 0),
+		mechanism(DP_MECHANISM_PPCUM, 0, 1.5, 33, 2, 0),
+	};
+	const int	steps[] = {0, 5, 16};
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		for (uint32_t flags = 0; flags <= DP_FLAGS_ALL; flags++)
+		{
+			dp_mechanism m = bases[i];
+
+			if (m.kind == DP_MECHANISM_PPCUM && (flags & DP_FLAG_PAN_PRIVATE))
+				continue;
+			m.flags = flags;
+			for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++)
+			{
+				dp_counter *counter;
+
+				if (flags != 0 && s == 0)
+					continue;	/* options matter once there are steps */
+				if ((i % 2 == 1 || flags != 0) && s == 2)
+					continue;
+				counter = counter_after(&m, steps[s]);
+				write_counter(counter);
+				free(counter);
+			}
+		}
+
+	/* the largest horizon, max_per_step and smallest epsilon accepted */
+	{
+		const dp_mechanism large[] = {
+			mechanism(DP_MECHANISM_BINARY, 0, 0x1p-40, DP_HORIZON_MAX, 1, 0),
+			mechanism(DP_MECHANISM_BINARY, 0, 100, 1024, DP_MAX_PER_STEP_MAX, 0),
+			mechanism(DP_MECHANISM_TWO_LEVEL, DP_FLAG_PAN_PRIVATE, 1, DP_HORIZON_MAX, 1,
+					  dp_default_block(DP_HORIZON_MAX)),
+			mechanism(DP_MECHANISM_TWO_LEVEL, 0, 1, DP_HORIZON_MAX, 1, 1),
+			mechanism(DP_MECHANISM_PPCUM, DP_FLAG_CONSISTENT, 1, DP_HORIZON_MAX, 1, 0),
+			mechanism(DP_MECHANISM_SIMPLE_II, 0, 0x1p-40, 0, DP_MAX_PER_STEP_MAX, 0),
+		};
+
+		for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+		{
+			dp_counter *counter = counter_after(&large[i], 3);
+
+			write_counter(counter);
+			free(counter);
+		}
+	}
+}
+
+/* Hand-written counter texts: edge cases of the grammar and of ranges. */
+static void
+counter_edge_texts(void)
+{
+	static const char *const texts[] = {
+		"v2 binary(epsilon=1,horizon=4,max_per_step=1) steps=0 nodes=[1,2,3]",
+		"  v2   binary ( epsilon = 1 , horizon = 4 ) steps = 2 nodes = [ +1 , -2 , 003 ]  ",
+		"v2\tbinary(epsilon=1,horizon=4)\nsteps=4\r\nnodes=[0,0,0]",
+		"v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=1 nodes=[5,-5,0]",
+		/* v1 header on mechanisms that 0.1.0 did not have */
+		"v1 hybrid(epsilon=1,max_per_step=1) steps=0 nodes=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]",
+		"v1 simple_ii(epsilon=1) steps=3 nodes=[7]",
+		"v1 two_level(epsilon=1,horizon=9,block=3,pan_private=true) steps=2 nodes=[0,1,2]",
+		"v3 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=5 nodes=[0,0,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=-1 nodes=[0,0,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[]",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0] trailing",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=",
+		"v2 binary(epsilon=1,horizon=4) steps=",
+		"v2 binary(epsilon=1,horizon=4",
+		"v2",
+		"",
+		/* hex floats, duplicates, block=0 */
+		"v2 binary(epsilon=0x1p-3,horizon=4) steps=1 nodes=[9,0,0]",
+		"v2 binary(epsilon=0X1.8P+1,horizon=4) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=1,epsilon=2,horizon=8,horizon=4,max_per_step=3,max_per_step=1) steps=0 nodes=[0,0,0]",
+		"v2 two_level(epsilon=1,horizon=100,block=0) steps=0 nodes=[0,0,0]",
+		"v2 two_level(epsilon=1,horizon=100,block=101) steps=0 nodes=[0,0,0]",
+		"v2 two_level(epsilon=1,horizon=100,block=-1) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=inf,horizon=4) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=nan,horizon=4) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=1e-300,horizon=4) steps=0 nodes=[0,0,0]",
+		"v2 binary(epsilon=1,horizon=4,pan_private=true,pan_private=false,consistent=true) steps=0 nodes=[0,0,0,0]",
+		"v2 ppcum(epsilon=1,horizon=4,pan_private=true) steps=0 nodes=[0,0,0,0]",
+		/* huge horizons: above DP_HORIZON_MAX and at int64's limit */
+		"v2 binary(epsilon=1,horizon=4611686018427387905) steps=0 nodes=[0]",
+		"v2 two_level(epsilon=1,horizon=9223372036854775807) steps=0 nodes=[0,0,0]",
+		"v2 two_level(epsilon=1,horizon=9223372036854775808) steps=0 nodes=[0,0,0]",
+		"v2 two_level(epsilon=1,horizon=4611686018427387904,block=1) steps=4611686018427387904 nodes=[0,0,0]",
+		"v2 hybrid(epsilon=1,max_per_step=1) steps=4611686018427387903 nodes=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]",
+		"v2 simple_ii(epsilon=1) steps=4611686018427387904 nodes=[0]",
+		"v2 simple_ii(epsilon=1) steps=9223372036854775807 nodes=[0]",
+		/* node values at and near the ends of 128 bits */
+		"v2 binary(epsilon=1,horizon=4) steps=3 nodes=[170141183460469231731687303715884105727,170141183460469231731687303715884105727,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=3 nodes=[-170141183460469231731687303715884105728,-1,0]",
+		"v2 binary(epsilon=1,horizon=4) steps=0 nodes=[170141183460469231731687303715884105728,0,0]",
+		"v2 simple_ii(epsilon=1,max_per_step=1) steps=1 nodes=[170141183460469231731687303715884105727]",
+		"v2 two_level(epsilon=1,horizon=16,block=4) steps=1 nodes=[170141183460469231731687303715884105727,170141183460469231731687303715884105727,1]",
+		"v2 simple_ii(epsilon=1,consistent=true) steps=1 nodes=[-170141183460469231731687303715884105728,170141183460469231731687303715884105727]",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		write_text("fuzz_counter_text", texts[i]);
+}
+
+/* Hand-made binary counters: v1, truncations, oversize, extreme nodes. */
+static void
+counter_edge_bytes(void)
+{
+	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 8, 1, 0);
+	dp_counter *counter = counter_after(&m, 3);
+	size_t		length;
+	unsigned char *binary = counter_bytes(counter, &length);
+	unsigned char buffer[2048];
+
+	/* version 1: no block field, nodes at 48 */
+	memcpy(buffer, binary, 48);
+	buffer[0] = 1;
+	memcpy(buffer + 48, binary + 56, length - 56);
+	write_seed("fuzz_counter_binary", buffer, length - 8);
+	/* version 1 claiming another mechanism, or an option */
+	dp_put_u32(buffer + 4, DP_MECHANISM_SIMPLE_II);
+	write_seed("fuzz_counter_binary", buffer, length - 8);
+	dp_put_u32(buffer + 4, DP_MECHANISM_BINARY);
+	dp_put_u32(buffer + 8, DP_FLAG_PAN_PRIVATE);
+	write_seed("fuzz_counter_binary", buffer, length - 8);
+
+	/* truncated at a few places, and one byte too long */
+	write_seed("fuzz_counter_binary", binary, 0);
+	write_seed("fuzz_counter_binary", binary, 1);
+	write_seed("fuzz_counter_binary", binary, 47);
+	write_seed("fuzz_counter_binary", binary, 56);
+	write_seed("fuzz_counter_binary", binary, length - 1);
+	memcpy(buffer, binary, length);
+	buffer[length] = 0;
+	write_seed("fuzz_counter_binary", buffer, length + 1);
+
+	/* reserved bytes, a bad version, a wrong node count */
+	memcpy(buffer, binary, length);
+	buffer[2] = 1;
+	write_seed("fuzz_counter_binary", buffer, length);
+	memcpy(buffer, binary, length);
+	buffer[0] = 3;
+	write_seed("fuzz_counter_binary", buffer, length);
+	memcpy(buffer, binary, length);
+	dp_put_u32(buffer + 12, 64);
+	write_seed("fuzz_counter_binary", buffer, length);
+
+	/* steps beyond the horizon, negative steps */
+	memcpy(buffer, binary, length);
+	dp_put_u64(buffer + 40, 9);
+	write_seed("fuzz_counter_binary", buffer, length);
+	dp_put_u64(buffer + 40, UINT64_MAX);
+	write_seed("fuzz_counter_binary", buffer, length);
+
+	/* every node at 2^127 - 1, then every node at -2^127 */
+	for (int sign = 0; sign < 2; sign++)
+	{
+		memcpy(buffer, binary, length);
+		for (int i = 0; i < counter->node_count; i++)
+		{
+			dp_put_u64(buffer + 56 + 16 * i, sign ? 0 : UINT64_MAX);
+			dp_put_u64(buffer + 56 + 16 * i + 8, sign ? (uint64_t) 1 << 63 : UINT64_MAX >> 1);
+		}
+		write_seed("fuzz_counter_binary", buffer, length);
+		dp_put_u64(buffer + 40, 7);
+		write_seed("fuzz_counter_binary", buffer, length);
+	}
+
+	/* a huge horizon in binary form: above the maximum, and int64's limit */
+	memcpy(buffer, binary, length);
+	dp_put_u64(buffer + 24, (uint64_t) INT64_MAX);
+	write_seed("fuzz_counter_binary", buffer, length);
+
+	/* epsilon as NaN bits, and zero */
+	memcpy(buffer, binary, length);
+	dp_put_u64(buffer + 16, 0x7ff8000000000001u);
+	write_seed("fuzz_counter_binary", buffer, length);
+	dp_put_u64(buffer + 16, 0);
+	write_seed("fuzz_counter_binary", buffer, length);
+
+	free(binary);
+	free(counter);
+}
+
+/* The hostile variant: a small state sizes the storage, a large one fills it. */
+static void
+counter_pairs(void)
+{
+	dp_mechanism small = mechanism(DP_MECHANISM_SIMPLE_II, 0, 1.0, 0, 1, 0);
+	dp_mechanism large = mechanism(DP_MECHANISM_HYBRID, DP_FLAG_CONSISTENT, 1.0, 0, 1, 0);
+	dp_mechanism tree = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 1000, 1, 0);
+	dp_counter *a = counter_after(&small, 2);
+	dp_counter *b = counter_after(&large, 9);
+	dp_counter *c = counter_after(&tree, 9);
+	char	   *ta = counter_text(a);
+	char	   *tb = counter_text(b);
+	char	   *tc = counter_text(c);
+	size_t		la,
+				lb,
+				lc;
+	unsigned char *ba = counter_bytes(a, &la);
+	unsigned char *bb = counter_bytes(b, &lb);
+	unsigned char *bc = counter_bytes(c, &lc);
+
+	write_text_pair("fuzz_counter_text", ta, tb);
+	write_text_pair("fuzz_counter_text", tb, ta);
+	write_text_pair("fuzz_counter_text", ta, tc);
+	write_text_pair("fuzz_counter_text", tc, tc);
+	write_binary_pair("fuzz_counter_binary", ba, la, bb, lb);
+	write_binary_pair("fuzz_counter_binary", bb, lb, ba, la);
+	write_binary_pair("fuzz_counter_binary", ba, la, bc, lc);
+	write_binary_pair("fuzz_counter_binary", bc, lc, bc, lc);
+
+	free(ba);
+	free(bb);
+	free(bc);
+	free(ta);
+	free(tb);
+	free(tc);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- mechanisms ---- */
+
+static void
+mechanism_texts(void)
+{
+	static const char *const texts[] = {
+		"binary(epsilon=1,horizon=365)",
+		"binary(epsilon=0.5,horizon=365,max_per_step=1)",
+		" binary ( epsilon = 1 , horizon = 8 , pan_private = true , consistent = false ) ",
+		"simple_i(epsilon=1,horizon=1)",
+		"simple_ii(epsilon=1)",
+		"simple_ii(epsilon=1,horizon=10)",
+		"two_level(epsilon=1,horizon=100)",
+		"two_level(epsilon=1,horizon=100,block=0)",
+		"two_level(epsilon=1,horizon=100,block=100)",
+		"two_level(epsilon=1,horizon=2,block=3)",
+		"hybrid(epsilon=1,max_per_step=4)",
+		"hybrid(epsilon=1,max_per_step=1125899906842624)",
+		"ppcum(epsilon=1,horizon=4,consistent=true)",
+		"ppcum(epsilon=1,horizon=4,pan_private=true)",
+		"binary(epsilon=0x1p-3,horizon=8)",
+		"binary(epsilon=0x1.fffffffffffffp+6,horizon=8)",
+		"binary(epsilon=1,epsilon=2,horizon=8,horizon=16)",
+		"binary(epsilon=1,horizon=0)",
+		"binary(epsilon=1,horizon=-5)",
+		"binary(epsilon=1)",
+		"binary(horizon=1)",
+		"binary()",
+		"binary",
+		"binary(epsilon=1,horizon=4,unknown=1)",
+		"binary(epsilon=1,horizon=4,block=2)",
+		"binary(epsilon=1e-12,horizon=4)",
+		"binary(epsilon=9.094947017729282e-13,horizon=4)",
+		"binary(epsilon=100.00000000000001,horizon=4)",
+		"binary(epsilon=1,horizon=4611686018427387904)",
+		"binary(epsilon=1,horizon=4611686018427387905)",
+		"two_level(epsilon=1,horizon=4611686018427387904)",
+		"two_level(epsilon=1,horizon=9223372036854775807)",
+		"two_level(epsilon=1,horizon=9223372036854775806,block=5)",
+		"simple_i(epsilon=1,horizon=4611686018427387904,max_per_step=1125899906842624)",
+		"simple_i(epsilon=1,horizon=1000000,max_per_step=1125899906842624)",
+		"binary(epsilon=1,horizon=4,max_per_step=1125899906842625)",
+		"binary(epsilon=1,horizon=4,max_per_step=-1)",
+		"binary(epsilon=1,horizon=4,consistent=maybe)",
+		"binary(epsilon=1,horizon=4,pan_private=truex)",
+		"binary(epsilon=1,horizon=4,)",
+		"binary(epsilon=1,,horizon=4)",
+		"unknown(epsilon=1)",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa(epsilon=1)",
+		"binary(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1)",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		write_text("fuzz_mechanism_text", texts[i]);
+}
+
+/* ---- statistics ---- */
+
+static dp_statistic *
+statistic_after(int32_t kind, int32_t domain, int32_t estimator, double lower, double upper,
+				const dp_mechanism *m, int steps)
+{
+	dp_statistic_spec spec;
+	dp_statistic layout;
+	dp_statistic *statistic;
+	const char *field;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.kind = kind;
+	spec.domain = domain;
+	spec.estimator = estimator;
+	spec.lower = lower;
+	spec.upper = upper;
+	spec.mechanism = *m;
+	if (dp_statistic_layout(&layout, &spec, &field) != DP_OK)
+	{
+		fprintf(stderr, "make_corpus: statistic %d [%g, %g] refused (%s)\n", kind, lower, upper,
+				field ? field : "-");
+		exit(1);
+	}
+	statistic = malloc(dp_statistic_size(&layout));
+	dp_statistic_start(statistic, &layout, &rng);
+	for (int i = 0; i < steps; i++)
+	{
+		double		value = lower + (upper - lower) * ((i * 37) % 11) / 10.0;
+
+		if (dp_statistic_push(statistic, i % 4 != 3, value, &rng) != DP_OK)
+			break;
+	}
+	return statistic;
+}
+
+static char *
+statistic_text(const dp_statistic *statistic)
+{
+	char	   *text = malloc(dp_statistic_text_size(statistic));
+
+	dp_statistic_to_text(statistic, text);
+	return text;
+}
+
+static unsigned char *
+statistic_bytes(const dp_statistic *statistic, size_t *length)
+{
+	unsigned char *out;
+
+	*length = dp_statistic_serialized_size(statistic);
+	out = malloc(*length);
+	dp_statistic_serialize(statistic, out);
+	return out;
+}
+
+static void
+write_statistic(const dp_statistic *statistic)
+{
+	char	   *text = statistic_text(statistic);
+	size_t		length;
+	unsigned char *binary = statistic_bytes(statistic, &length);
+
+	write_text("fuzz_statistic_text", text);
+	write_seed("fuzz_statistic_binary", binary, length);
+	free(binary);
+	free(text);
+}
+
+static void
+statistics(void)
+{
+	const dp_mechanism mechanisms[] = {
+		mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0),
+		mechanism(DP_MECHANISM_SIMPLE_I, 0, 1.0, 100, 1, 0),
+		mechanism(DP_MECHANISM_SIMPLE_II, 0, 1.0, 0, 1, 0),
+		mechanism(DP_MECHANISM_TWO_LEVEL, 0, 1.0, 100, 1, 10),
+		mechanism(DP_MECHANISM_HYBRID, 0, 1.0, 0, 1, 0),
+		mechanism(DP_MECHANISM_PPCUM, 0, 1.0, 64, 1, 0),
+		mechanism(DP_MECHANISM_BINARY, DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT, 0.5, 1000, 1, 0),
+		mechanism(DP_MECHANISM_HYBRID, DP_FLAG_PAN_PRIVATE, 2.0, 0, 1, 0),
+		mechanism(DP_MECHANISM_PPCUM, DP_FLAG_CONSISTENT, 1.0, 64, 1, 0),
+	};
+	const struct
+	{
+		int32_t		kind,
+					domain,
+					estimator;
+		double		lower,
+					upper;
+	}			specs[] = {
+		{DP_STATISTIC_SUM, DP_VALUES_REAL, DP_ESTIMATOR_MIDPOINT, 0, 20},
+		{DP_STATISTIC_SUM, DP_VALUES_INTEGER, DP_ESTIMATOR_MIDPOINT, -5, 100},
+		{DP_STATISTIC_AVERAGE, DP_VALUES_REAL, DP_ESTIMATOR_MIDPOINT, 0, 20},
+		{DP_STATISTIC_AVERAGE, DP_VALUES_REAL, DP_ESTIMATOR_PLAIN, -3.5, 1e6},
+		{DP_STATISTIC_VARIANCE, DP_VALUES_REAL, DP_ESTIMATOR_MIDPOINT, -1, 1},
+	};
+
+	for (size_t m = 0; m < sizeof(mechanisms) / sizeof(mechanisms[0]); m++)
+		for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
+		{
+			dp_statistic *statistic;
+
+			if (m >= 6 && s % 2 == 1)
+				continue;
+			statistic = statistic_after(specs[s].kind, specs[s].domain, specs[s].estimator,
+										specs[s].lower, specs[s].upper, &mechanisms[m],
+										(int) (m + s) % 3 * 4);
+			write_statistic(statistic);
+			free(statistic);
+		}
+
+	/* extreme bounds: 2^53, tiny ranges, integer bounds beyond 2^40 */
+	{
+		dp_mechanism m = mechanisms[4];
+		dp_statistic *list[] = {
+			statistic_after(DP_STATISTIC_SUM, DP_VALUES_REAL, 0, -0x1p53, 0x1p53, &m, 3),
+			statistic_after(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -0x1p53, 0x1p53, &m, 3),
+			statistic_after(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, 0, 1, &m, 3),
+			statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 1e-70, 2e-70, &m, 3),
+			statistic_after(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, -0x1p53, 0x1p53, &m, 3),
+			statistic_after(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 1e-60, &m, 3),
+		};
+
+		for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		{
+			write_statistic(list[i]);
+			free(list[i]);
+		}
+	}
+}
+
+/*
+ * A channel whose counter declares a mechanism with more nodes than the
+ * bounds imply: a binary horizon of 2^62 (63 nodes) where the layout has
+ * room for 5.  The binary form derives the layout from the first channel,
+ * so there the second channel of an average carries the large counter.
+ */
+static void
+statistic_node_overflow_binary(void)
+{
+	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0);
+	dp_statistic *statistic = statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 1, &m, 0);
+	dp_mechanism wide = statistic->channels[1].mechanism;
+	size_t		length;
+	unsigned char *binary = statistic_bytes(statistic, &length);
+	size_t		first = 4 + dp_get_u32(binary + 32);
+	dp_counter *big;
+	size_t		big_length;
+	unsigned char *big_binary;
+	unsigned char *buffer;
+
+	wide.horizon = DP_HORIZON_MAX;
+	big = counter_after(&wide, 0);
+	big_binary = counter_bytes(big, &big_length);
+	buffer = malloc(32 + first + 4 + big_length);
+	memcpy(buffer, binary, 32 + first);
+	dp_put_u32(buffer + 32 + first, (uint32_t) big_length);
+	memcpy(buffer + 32 + first + 4, big_binary, big_length);
+	write_seed("fuzz_statistic_binary", buffer, 32 + first + 4 + big_length);
+
+	free(buffer);
+	free(big_binary);
+	free(big);
+	free(binary);
+	free(statistic);
+}
+
+static void
+statistic_node_overflow(void)
+{
+	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0);
+	dp_statistic *statistic = statistic_after(DP_STATISTIC_SUM, DP_VALUES_REAL, 0, 0, 1, &m, 0);
+	const dp_counter *channel = dp_statistic_counter_const(statistic, 0);
+	dp_mechanism wide = channel->mechanism;
+	dp_counter *big;
+	char	   *text = statistic_text(statistic);
+	char	   *big_text;
+	char	   *spliced;
+	char	   *channel_start;
+	size_t		length;
+	unsigned char *binary = statistic_bytes(statistic, &length);
+	size_t		big_length;
+	unsigned char *big_binary;
+	unsigned char *buffer;
+
+	wide.horizon = DP_HORIZON_MAX;
+	big = counter_after(&wide, 0);
+	big_text = counter_text(big);
+	big_binary = counter_bytes(big, &big_length);
+
+	/* text: the header of the small statistic, the large counter as its channel */
+	channel_start = strstr(text, " sum: ");
+	spliced = malloc(strlen(text) + strlen(big_text) + 16);
+	memcpy(spliced, text, (size_t) (channel_start - text));
+	sprintf(spliced + (channel_start - text), " sum: %s", big_text);
+	write_text("fuzz_statistic_text", spliced);
+
+	/* binary: the same splice, which changes the layout rather than overflowing */
+	buffer = malloc(32 + 4 + big_length);
+	memcpy(buffer, binary, 32);
+	dp_put_u32(buffer + 32, (uint32_t) big_length);
+	memcpy(buffer + 36, big_binary, big_length);
+	write_seed("fuzz_statistic_binary", buffer, 32 + 4 + big_length);
+	statistic_node_overflow_binary();
+
+	free(buffer);
+	free(spliced);
+	free(big_binary);
+	free(big_text);
+	free(big);
+	free(binary);
+	free(text);
+	free(statistic);
+}
+
+static void
+statistic_edges(void)
+{
+	static const char *const texts[] = {
+		"v1 sum(lower=0,upper=1,values=real) binary(epsilon=1,horizon=4)",
+		"v1 sum(lower=0,upper=1,values=real) binary(epsilon=1,horizon=4) sum:",
+		"v1 sum(lower=0x1p-3,upper=0x1p3,values=real) simple_ii(epsilon=1) sum: v2 simple_ii(epsilon=1,max_per_step=1099511627776) steps=0 nodes=[0]",
+		"v1 sum(lower=1,upper=0,values=real) simple_ii(epsilon=1)",
+		"v1 sum(lower=-inf,upper=inf,values=real) simple_ii(epsilon=1)",
+		"v1 sum(lower=nan,upper=1,values=real) simple_ii(epsilon=1)",
+		"v1 sum(lower=0,upper=9007199254740993,values=integer) simple_ii(epsilon=1)",
+		"v1 sum(lower=0.5,upper=2,values=integer) simple_ii(epsilon=1)",
+		"v1 average(lower=0,upper=1,values=integer,estimator=plain) simple_ii(epsilon=1)",
+		"v1 average(lower=0,upper=1,values=real) simple_ii(epsilon=1)",
+		"v1 average(lower=0,upper=1,values=real,estimator=other) simple_ii(epsilon=1)",
+		"v1 variance(lower=0,upper=1,values=real) simple_ii(epsilon=1,max_per_step=2)",
+		"v1 median(lower=0,upper=1,values=real) simple_ii(epsilon=1)",
+		"v1 variance(lower=0,upper=1e-100,values=real) simple_ii(epsilon=1)",
+		"v1 average(lower=1e-300,upper=2e-300,values=real,estimator=plain) simple_ii(epsilon=1)",
+		"v2 sum(lower=0,upper=1,values=real) simple_ii(epsilon=1)",
+		"v1 sum(lower=0,upper=1,values=real) simple_ii(epsilon=1) count: v2 simple_ii(epsilon=1) steps=0 nodes=[0]",
+		"v1 sum(lower=0,upper=1,values=real) two_level(epsilon=1,horizon=9223372036854775807)",
+		"v1 sum(lower=0,upper=1,values=real) simple_ii(epsilon=1) sum: v2 simple_ii(epsilon=1,max_per_step=1099511627776) steps=1 nodes=[170141183460469231731687303715884105727]",
+		"",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		write_text("fuzz_statistic_text", texts[i]);
+
+	{
+		/* average: channels with differing steps; truncated and padded forms */
+		dp_mechanism m = mechanism(DP_MECHANISM_SIMPLE_II, 0, 1.0, 0, 1, 0);
+		dp_statistic *a = statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 10, &m, 3);
+		dp_statistic *b = statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 10, &m, 5);
+		dp_mechanism tree = mechanism(DP_MECHANISM_BINARY, DP_FLAG_CONSISTENT, 1.0, 1024, 1, 0);
+		dp_statistic *c = statistic_after(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, -1, 1, &tree, 5);
+		size_t		la,
+					lb,
+					lc;
+		unsigned char *ba = statistic_bytes(a, &la);
+		unsigned char *bb = statistic_bytes(b, &lb);
+		unsigned char *bc = statistic_bytes(c, &lc);
+		unsigned char *mixed = malloc(la + 1);
+		char	   *ta = statistic_text(a);
+		char	   *tc = statistic_text(c);
+
+		/* second channel from b: its steps differ */
+		memcpy(mixed, ba, la);
+		memcpy(mixed + la - (lb - 32) / 2, bb + lb - (lb - 32) / 2, (lb - 32) / 2);
+		write_seed("fuzz_statistic_binary", mixed, la);
+		write_seed("fuzz_statistic_binary", ba, la - 1);
+		write_seed("fuzz_statistic_binary", ba, 35);
+		write_seed("fuzz_statistic_binary", ba, 36);
+		memcpy(mixed, ba, la);
+		mixed[la] = 0;
+		write_seed("fuzz_statistic_binary", mixed, la + 1);
+		/* a channel count that does not match */
+		memcpy(mixed, ba, la);
+		dp_put_u32(mixed + 4, 3);
+		write_seed("fuzz_statistic_binary", mixed, la);
+		/* a channel length beyond the end */
+		memcpy(mixed, ba, la);
+		dp_put_u32(mixed + 32, UINT32_MAX);
+		write_seed("fuzz_statistic_binary", mixed, la);
+
+		/* hostile pairs: small sizes the storage, large fills it */
+		write_binary_pair("fuzz_statistic_binary", ba, la, bc, lc);
+		write_binary_pair("fuzz_statistic_binary", bc, lc, ba, la);
+		write_text_pair("fuzz_statistic_text", ta, tc);
+		write_text_pair("fuzz_statistic_text", tc, ta);
+
+		free(ta);
+		free(tc);
+		free(mixed);
+		free(ba);
+		free(bb);
+		free(bc);
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+
+/* ---- raw parameter records (layout in fuzz_parameters.c) ---- */
+
+typedef struct parameters
+{
+	int8_t		kind;
+	uint8_t		flags;
+	double		epsilon;
+	int64_t		horizon;
+	int64_t		max_per_step;
+	int64_t		block;
+	uint16_t	pushes;
+	int64_t		steps;
+	double		confidence;
+	double		lower;
+	double		upper;
+	int8_t		statistic_kind;
+	int8_t		domain;
+	int8_t		estimator;
+	int8_t		group_count;
+	int64_t		terms[2];
+	uint64_t	sensitivity[2];
+} parameters;
+
+static void
+write_parameters(const parameters *p)
+{
+	unsigned char buffer[104 + 2 * 64];
+	size_t		length = 104;
+
+	buffer[0] = (unsigned char) p->kind;
+	buffer[1] = p->flags;
+	dp_put_f64(buffer + 2, p->epsilon);
+	dp_put_u64(buffer + 10, (uint64_t) p->horizon);
+	dp_put_u64(buffer + 18, (uint64_t) p->max_per_step);
+	dp_put_u64(buffer + 26, (uint64_t) p->block);
+	buffer[34] = (unsigned char) (p->pushes & 0xff);
+	buffer[35] = (unsigned char) (p->pushes >> 8);
+	dp_put_u64(buffer + 36, (uint64_t) p->steps);
+	dp_put_f64(buffer + 44, p->confidence);
+	dp_put_f64(buffer + 52, p->lower);
+	dp_put_f64(buffer + 60, p->upper);
+	buffer[68] = (unsigned char) p->statistic_kind;
+	buffer[69] = (unsigned char) p->domain;
+	buffer[70] = (unsigned char) p->estimator;
+	buffer[71] = (unsigned char) p->group_count;
+	dp_put_u64(buffer + 72, (uint64_t) p->terms[0]);
+	dp_put_u64(buffer + 80, (uint64_t) p->terms[1]);
+	dp_put_u64(buffer + 88, p->sensitivity[0]);
+	dp_put_u64(buffer + 96, p->sensitivity[1]);
+	for (int i = 0; i < p->pushes && i < 64; i++)
+	{
+		int16_t		value = (int16_t) ((i * 2654435761u) >> 16);
+
+		if (i % 9 == 8)
+			value = INT16_MIN + (i / 9) % 3;	/* NaN, -inf, +inf in turn */
+		buffer[length++] = (unsigned char) ((uint16_t) value & 0xff);
+		buffer[length++] = (unsigned char) ((uint16_t) value >> 8);
+	}
+	write_seed("fuzz_parameters", buffer, length);
+}
+
+static void
+parameter_records(void)
+{
+	const parameters base = {
+		.kind = DP_MECHANISM_BINARY, .flags = 0, .epsilon = 1.0, .horizon = 64,
+		.max_per_step = 1, .block = 0, .pushes = 20, .steps = 10, .confidence = 0.95,
+		.lower = 0, .upper = 10, .statistic_kind = DP_STATISTIC_AVERAGE,
+		.domain = DP_VALUES_REAL, .estimator = DP_ESTIMATOR_MIDPOINT, .group_count = 2,
+		.terms = {3, 5}, .sensitivity = {1, 4},
+	};
+	const struct
+	{
+		int8_t		kind;
+		int64_t		horizon;
+		int64_t		block;
+	}			kinds[] = {
+		{DP_MECHANISM_BINARY, 64, 0}, {DP_MECHANISM_SIMPLE_I, 64, 0},
+		{DP_MECHANISM_SIMPLE_II, 0, 0}, {DP_MECHANISM_TWO_LEVEL, 64, 8},
+		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0},
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (uint8_t flags = 0; flags <= DP_FLAGS_ALL; flags++)
+		{
+			parameters p = base;
+
+			p.kind = kinds[k].kind;
+			p.horizon = kinds[k].horizon;
+			p.block = kinds[k].block;
+			p.flags = flags;
+			p.statistic_kind = (int8_t) (1 + (k + flags) % 3);
+			p.estimator = (int8_t) (flags & 1);
+			p.pushes = (uint16_t) (8 + 8 * flags + k);
+			p.group_count = (int8_t) (k % 3);
+			p.terms[0] = (int64_t) (k * 25);
+			p.terms[1] = (int64_t) (flags * 40);
+			p.confidence = flags == 3 ? 0.5 : 0.95;
+			write_parameters(&p);
+		}
+
+	{
+		parameters p = base;
+
+		/* statistics: integer sums, wide and tiny bounds */
+		p.statistic_kind = DP_STATISTIC_SUM;
+		p.domain = DP_VALUES_INTEGER;
+		p.lower = -1000;
+		p.upper = 0x1p52;
+		write_parameters(&p);
+		p.domain = DP_VALUES_REAL;
+		p.statistic_kind = DP_STATISTIC_VARIANCE;
+		p.lower = -0x1p53;
+		p.upper = 0x1p53;
+		write_parameters(&p);
+		p.lower = 0;
+		p.upper = 1e-300;
+		write_parameters(&p);
+
+		/* extreme but valid mechanisms, with all 64 pushes */
+		p = base;
+		p.pushes = 64;
+		p.epsilon = 0x1p-40;
+		p.horizon = DP_HORIZON_MAX;
+		p.steps = DP_HORIZON_MAX;
+		write_parameters(&p);
+		p.epsilon = 100;
+		p.max_per_step = DP_MAX_PER_STEP_MAX;
+		p.horizon = 1;
+		p.steps = 1;
+		write_parameters(&p);
+		p.kind = DP_MECHANISM_TWO_LEVEL;
+		p.max_per_step = 1;
+		p.horizon = DP_HORIZON_MAX;
+		p.block = 1;
+		p.steps = DP_HORIZON_MAX;
+		write_parameters(&p);
+		p.kind = DP_MECHANISM_HYBRID;
+		p.horizon = 0;
+		p.block = 0;
+		p.flags = DP_FLAG_PAN_PRIVATE;
+		p.max_per_step = (int64_t) (DP_SENSITIVITY_MAX / 126);
+		p.steps = DP_HORIZON_MAX;
+		write_parameters(&p);
+
+		/* noise helpers: many terms, the largest sensitivity, bad confidences */
+		p = base;
+		p.group_count = 1;
+		p.terms[0] = 1000000;
+		p.sensitivity[0] = DP_SENSITIVITY_MAX;
+		write_parameters(&p);
+		p.group_count = 2;
+		p.terms[0] = 128;
+		p.terms[1] = 128;
+		p.epsilon = 0x1p-40;
+		write_parameters(&p);
+		p.confidence = 0x1.fffffffffffffp-1;
+		write_parameters(&p);
+		p.confidence = 4.9406564584124654e-324;
+		write_parameters(&p);
+		p.group_count = 3;
+		write_parameters(&p);
+
+		/* dp_default_block on huge and negative horizons */
+		p = base;
+		p.kind = DP_MECHANISM_TWO_LEVEL;
+		p.horizon = INT64_MAX;
+		p.block = 0;
+		write_parameters(&p);
+		p.horizon = (int64_t) 9223372030926249001;	/* 3037000499^2 */
+		write_parameters(&p);
+		p.horizon = -1;
+		write_parameters(&p);
+	}
+}
+
+/* ---- scanner tokens ---- */
+
+static void
+scanner_tokens(void)
+{
+	static const char *const texts[] = {
+		"0", "-0", "+7", "007", "123456789012345678901234567890",
+		"170141183460469231731687303715884105727",
+		"170141183460469231731687303715884105728",
+		"-170141183460469231731687303715884105728",
+		"-170141183460469231731687303715884105729",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808",
+		"-9223372036854775809", "1.5", "-2.5e-3", ".5", "1e400", "-1e-400",
+		"inf", "-Infinity", "nan", "NaN(123)", "0x1p-3", "-0X1.8p1", "0x", " \t\r\n12",
+		"\v12", "\f1.0", "abc_def", "a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p_q_r_s_t_u_v_w_x_y_z",
+		"ABC", "v2 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0]",
+		"steps=nodes=[,]:", "+", "-", "--1", "+-1", "1-", "", " ",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		write_text("fuzz_text_scanners", texts[i]);
+	write_textf("fuzz_text_scanners", "%s %s", "1,2,3", "epsilon=0.25");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char key[] = "dp_stream make_corpus";
+
+	if (argc != 2)
+	{
+		fprintf(stderr, "usage: %s DIRECTORY\n", argv[0]);
+		return 2;
+	}
+	root = argv[1];
+	if (mkdir(root, 0777) != 0 && errno != EEXIST)
+	{
+		perror(root);
+		return 1;
+	}
+	if (!dp_random_library_init())
+		return 1;
+	dp_random_init_keyed(&rng, key, sizeof(key) - 1);
+
+	counters();
+	counter_edge_texts();
+	counter_edge_bytes();
+	counter_pairs();
+	mechanism_texts();
+	statistics();
+	statistic_node_overflow();
+	statistic_edges();
+	parameter_records();
+	scanner_tokens();
+	printf("make_corpus: %d files written under %s\n", written, root);
+	return 0;
+}
