@@ -165,4 +165,35 @@ fuzz_alloc(size_t bytes)
 	return p;
 }
 
+/*
+ * A state in both stored forms, as the extension stores it and as the text
+ * and binary harnesses read it (fuzz_<kind>_forms_of makes one).
+ */
+typedef struct fuzz_forms
+{
+	char	   *text;
+	uint8_t    *binary;
+	size_t		length;			/* of binary */
+} fuzz_forms;
+
+static inline void
+fuzz_free_forms(fuzz_forms *forms)
+{
+	free(forms->binary);
+	free(forms->text);
+}
+
+/*
+ * A copy read back from either form must store again to the very same text
+ * and bytes as the original.  Frees the copy's forms.
+ */
+static inline void
+fuzz_check_same_forms(const fuzz_forms *original, fuzz_forms copy)
+{
+	FUZZ_CHECK(strcmp(original->text, copy.text) == 0);
+	FUZZ_CHECK(copy.length == original->length &&
+			   memcmp(original->binary, copy.binary, copy.length) == 0);
+	fuzz_free_forms(&copy);
+}
+
 #endif							/* FUZZ_COMMON_H */

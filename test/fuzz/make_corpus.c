@@ -25,6 +25,13 @@
 #include "dp_counter.h"
 #include "dp_statistic.h"
 
+/* the stored forms exactly as the harnesses make and read them */
+#include "fuzz_counter_common.h"
+#include "fuzz_statistic_common.h"
+
+/* as PostgreSQL's c.h has it */
+#define lengthof(array) (sizeof(array) / sizeof((array)[0]))
+
 static const char *root;
 static int	written;
 static dp_random rng;
@@ -145,6 +152,31 @@ write_textf(const char *target, const char *format,...)
 	write_text(target, buffer);
 }
 
+static void
+write_texts(const char *target, const char *const *texts, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		write_text(target, texts[i]);
+}
+
+/* The text and binary harnesses of one kind of state. */
+typedef struct harnesses
+{
+	const char *text;
+	const char *binary;
+} harnesses;
+
+static const harnesses counter_harnesses = {"fuzz_counter_text", "fuzz_counter_binary"};
+static const harnesses statistic_harnesses = {"fuzz_statistic_text", "fuzz_statistic_binary"};
+
+/* A state in both forms, each to the harness that reads it. */
+static void
+write_forms(const harnesses *to, const fuzz_forms *forms)
+{
+	write_text(to->text, forms->text);
+	write_seed(to->binary, forms->binary, forms->length);
+}
+
 /* Text A, a NUL, text B: the hostile variant of the text harnesses. */
 static void
 write_text_pair(const char *target, const char *first, const char *second)
@@ -173,6 +205,14 @@ write_binary_pair(const char *target, const unsigned char *first, size_t a,
 	buffer[a + b + 1] = (unsigned char) (a >> 8);
 	write_seed(target, buffer, a + b + 2);
 	free(buffer);
+}
+
+/* Both hostile variants of two states: the first sizes the storage, the second fills it. */
+static void
+write_pair(const harnesses *to, const fuzz_forms *first, const fuzz_forms *second)
+{
+	write_text_pair(to->text, first->text, second->text);
+	write_binary_pair(to->binary, first->binary, first->length, second->binary, second->length);
 }
 
 /* ---- counters ---- */
@@ -210,40 +250,27 @@ counter_after(const dp_mechanism *m, int steps)
 	return counter;
 }
 
-static char *
-counter_text(const dp_counter *counter)
+/* The stored forms of counter_after(m, steps), for seeds made of bytes. */
+static fuzz_forms
+counter_forms_after(const dp_mechanism *m, int steps)
 {
-	char	   *text = malloc(dp_counter_text_size(counter));
+	dp_counter *counter = counter_after(m, steps);
+	fuzz_forms	forms = fuzz_counter_forms_of(counter);
 
-	dp_counter_to_text(counter, text);
-	return text;
-}
-
-static unsigned char *
-counter_bytes(const dp_counter *counter, size_t *length)
-{
-	unsigned char *out;
-
-	*length = dp_counter_serialized_size(counter);
-	out = malloc(*length);
-	dp_counter_serialize(counter, out);
-	return out;
+	free(counter);
+	return forms;
 }
 
 static void
 write_counter(const dp_counter *counter)
 {
-	char	   *text = counter_text(counter);
-	size_t		length;
-	unsigned char *binary = counter_bytes(counter, &length);
+	fuzz_forms	forms = fuzz_counter_forms_of(counter);
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
 
-	write_text("fuzz_counter_text", text);
-	write_seed("fuzz_counter_binary", binary, length);
+	write_forms(&counter_harnesses, &forms);
 	dp_mechanism_to_text(&counter->mechanism, mechanism_text, sizeof(mechanism_text));
 	write_text("fuzz_mechanism_text", mechanism_text);
-	free(binary);
-	free(text);
+	fuzz_free_forms(&forms);
 }
 
 /* Every mechanism, option and a few step counts. */
@@ -265,7 +292,7 @@ counters(void)
 	};
 	const int	steps[] = {0, 5, 16};
 
-	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+	for (size_t i = 0; i < lengthof(bases); i++)
 		for (uint32_t flags = 0; flags <= DP_FLAGS_ALL; flags++)
 		{
 			dp_mechanism m = bases[i];
@@ -273,7 +300,7 @@ counters(void)
 			if (m.kind == DP_MECHANISM_PPCUM && (flags & DP_FLAG_PAN_PRIVATE))
 				continue;
 			m.flags = flags;
-			for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++)
+			for (size_t s = 0; s < lengthof(steps); s++)
 			{
 				dp_counter *counter;
 
@@ -299,7 +326,7 @@ counters(void)
 			mechanism(DP_MECHANISM_SIMPLE_II, 0, 0x1p-40, 0, DP_MAX_PER_STEP_MAX, 0),
 		};
 
-		for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+		for (size_t i = 0; i < lengthof(large); i++)
 		{
 			dp_counter *counter = counter_after(&large[i], 3);
 
@@ -364,8 +391,7 @@ counter_edge_texts(void)
 		"v2 simple_ii(epsilon=1,consistent=true) steps=1 nodes=[-170141183460469231731687303715884105728,170141183460469231731687303715884105727]",
 	};
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		write_text("fuzz_counter_text", texts[i]);
+	write_texts("fuzz_counter_text", texts, lengthof(texts));
 }
 
 /* Hand-made binary counters: v1, truncations, oversize, extreme nodes. */
@@ -374,8 +400,9 @@ counter_edge_bytes(void)
 {
 	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 8, 1, 0);
 	dp_counter *counter = counter_after(&m, 3);
-	size_t		length;
-	unsigned char *binary = counter_bytes(counter, &length);
+	fuzz_forms	forms = fuzz_counter_forms_of(counter);
+	const unsigned char *binary = forms.binary;
+	size_t		length = forms.length;
 	unsigned char buffer[2048];
 
 	/* version 1: no block field, nodes at 48 */
@@ -444,7 +471,7 @@ counter_edge_bytes(void)
 	dp_put_u64(buffer + 16, 0);
 	write_seed("fuzz_counter_binary", buffer, length);
 
-	free(binary);
+	fuzz_free_forms(&forms);
 	free(counter);
 }
 
@@ -455,37 +482,18 @@ counter_pairs(void)
 	dp_mechanism small = mechanism(DP_MECHANISM_SIMPLE_II, 0, 1.0, 0, 1, 0);
 	dp_mechanism large = mechanism(DP_MECHANISM_HYBRID, DP_FLAG_CONSISTENT, 1.0, 0, 1, 0);
 	dp_mechanism tree = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 1000, 1, 0);
-	dp_counter *a = counter_after(&small, 2);
-	dp_counter *b = counter_after(&large, 9);
-	dp_counter *c = counter_after(&tree, 9);
-	char	   *ta = counter_text(a);
-	char	   *tb = counter_text(b);
-	char	   *tc = counter_text(c);
-	size_t		la,
-				lb,
-				lc;
-	unsigned char *ba = counter_bytes(a, &la);
-	unsigned char *bb = counter_bytes(b, &lb);
-	unsigned char *bc = counter_bytes(c, &lc);
+	fuzz_forms	a = counter_forms_after(&small, 2);
+	fuzz_forms	b = counter_forms_after(&large, 9);
+	fuzz_forms	c = counter_forms_after(&tree, 9);
 
-	write_text_pair("fuzz_counter_text", ta, tb);
-	write_text_pair("fuzz_counter_text", tb, ta);
-	write_text_pair("fuzz_counter_text", ta, tc);
-	write_text_pair("fuzz_counter_text", tc, tc);
-	write_binary_pair("fuzz_counter_binary", ba, la, bb, lb);
-	write_binary_pair("fuzz_counter_binary", bb, lb, ba, la);
-	write_binary_pair("fuzz_counter_binary", ba, la, bc, lc);
-	write_binary_pair("fuzz_counter_binary", bc, lc, bc, lc);
+	write_pair(&counter_harnesses, &a, &b);
+	write_pair(&counter_harnesses, &b, &a);
+	write_pair(&counter_harnesses, &a, &c);
+	write_pair(&counter_harnesses, &c, &c);
 
-	free(ba);
-	free(bb);
-	free(bc);
-	free(ta);
-	free(tb);
-	free(tc);
-	free(a);
-	free(b);
-	free(c);
+	fuzz_free_forms(&a);
+	fuzz_free_forms(&b);
+	fuzz_free_forms(&c);
 }
 
 /* ---- mechanisms ---- */
@@ -540,8 +548,7 @@ mechanism_texts(void)
 		"binary(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1)",
 	};
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		write_text("fuzz_mechanism_text", texts[i]);
+	write_texts("fuzz_mechanism_text", texts, lengthof(texts));
 }
 
 /* ---- statistics ---- */
@@ -580,37 +587,13 @@ statistic_after(int32_t kind, int32_t domain, int32_t estimator, double lower, d
 	return statistic;
 }
 
-static char *
-statistic_text(const dp_statistic *statistic)
-{
-	char	   *text = malloc(dp_statistic_text_size(statistic));
-
-	dp_statistic_to_text(statistic, text);
-	return text;
-}
-
-static unsigned char *
-statistic_bytes(const dp_statistic *statistic, size_t *length)
-{
-	unsigned char *out;
-
-	*length = dp_statistic_serialized_size(statistic);
-	out = malloc(*length);
-	dp_statistic_serialize(statistic, out);
-	return out;
-}
-
 static void
 write_statistic(const dp_statistic *statistic)
 {
-	char	   *text = statistic_text(statistic);
-	size_t		length;
-	unsigned char *binary = statistic_bytes(statistic, &length);
+	fuzz_forms	forms = fuzz_statistic_forms_of(statistic);
 
-	write_text("fuzz_statistic_text", text);
-	write_seed("fuzz_statistic_binary", binary, length);
-	free(binary);
-	free(text);
+	write_forms(&statistic_harnesses, &forms);
+	fuzz_free_forms(&forms);
 }
 
 static void
@@ -642,8 +625,8 @@ statistics(void)
 		{DP_STATISTIC_VARIANCE, DP_VALUES_REAL, DP_ESTIMATOR_MIDPOINT, -1, 1},
 	};
 
-	for (size_t m = 0; m < sizeof(mechanisms) / sizeof(mechanisms[0]); m++)
-		for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
+	for (size_t m = 0; m < lengthof(mechanisms); m++)
+		for (size_t s = 0; s < lengthof(specs); s++)
 		{
 			dp_statistic *statistic;
 
@@ -668,12 +651,36 @@ statistics(void)
 			statistic_after(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 1e-60, &m, 3),
 		};
 
-		for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		for (size_t i = 0; i < lengthof(list); i++)
 		{
 			write_statistic(list[i]);
 			free(list[i]);
 		}
 	}
+}
+
+/* A counter of mechanism m but for a horizon of 2^62: 63 nodes for Binary. */
+static fuzz_forms
+widened_counter(dp_mechanism m)
+{
+	m.horizon = DP_HORIZON_MAX;
+	return counter_forms_after(&m, 0);
+}
+
+/*
+ * The first prefix bytes of a statistic's binary form, then the counter as
+ * one more channel: its u32 length and its binary form.
+ */
+static void
+write_channel_splice(const unsigned char *statistic, size_t prefix, const fuzz_forms *counter)
+{
+	unsigned char *buffer = malloc(prefix + 4 + counter->length);
+
+	memcpy(buffer, statistic, prefix);
+	dp_put_u32(buffer + prefix, (uint32_t) counter->length);
+	memcpy(buffer + prefix + 4, counter->binary, counter->length);
+	write_seed("fuzz_statistic_binary", buffer, prefix + 4 + counter->length);
+	free(buffer);
 }
 
 /*
@@ -687,28 +694,14 @@ statistic_node_overflow_binary(void)
 {
 	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0);
 	dp_statistic *statistic = statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 1, &m, 0);
-	dp_mechanism wide = statistic->channels[1].mechanism;
-	size_t		length;
-	unsigned char *binary = statistic_bytes(statistic, &length);
-	size_t		first = 4 + dp_get_u32(binary + 32);
-	dp_counter *big;
-	size_t		big_length;
-	unsigned char *big_binary;
-	unsigned char *buffer;
+	fuzz_forms	forms = fuzz_statistic_forms_of(statistic);
+	fuzz_forms	big = widened_counter(statistic->channels[1].mechanism);
 
-	wide.horizon = DP_HORIZON_MAX;
-	big = counter_after(&wide, 0);
-	big_binary = counter_bytes(big, &big_length);
-	buffer = malloc(32 + first + 4 + big_length);
-	memcpy(buffer, binary, 32 + first);
-	dp_put_u32(buffer + 32 + first, (uint32_t) big_length);
-	memcpy(buffer + 32 + first + 4, big_binary, big_length);
-	write_seed("fuzz_statistic_binary", buffer, 32 + first + 4 + big_length);
+	/* the header and the first channel (its u32 length, then its bytes) */
+	write_channel_splice(forms.binary, 32 + 4 + dp_get_u32(forms.binary + 32), &big);
 
-	free(buffer);
-	free(big_binary);
-	free(big);
-	free(binary);
+	fuzz_free_forms(&big);
+	fuzz_free_forms(&forms);
 	free(statistic);
 }
 
@@ -717,46 +710,24 @@ statistic_node_overflow(void)
 {
 	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 16, 1, 0);
 	dp_statistic *statistic = statistic_after(DP_STATISTIC_SUM, DP_VALUES_REAL, 0, 0, 1, &m, 0);
-	const dp_counter *channel = dp_statistic_counter_const(statistic, 0);
-	dp_mechanism wide = channel->mechanism;
-	dp_counter *big;
-	char	   *text = statistic_text(statistic);
-	char	   *big_text;
-	char	   *spliced;
-	char	   *channel_start;
-	size_t		length;
-	unsigned char *binary = statistic_bytes(statistic, &length);
-	size_t		big_length;
-	unsigned char *big_binary;
-	unsigned char *buffer;
-
-	wide.horizon = DP_HORIZON_MAX;
-	big = counter_after(&wide, 0);
-	big_text = counter_text(big);
-	big_binary = counter_bytes(big, &big_length);
+	fuzz_forms	forms = fuzz_statistic_forms_of(statistic);
+	fuzz_forms	big = widened_counter(dp_statistic_counter_const(statistic, 0)->mechanism);
+	char	   *text = forms.text;
+	char	   *channel_start = strstr(text, " sum: ");
+	char	   *spliced = malloc(strlen(text) + strlen(big.text) + 16);
 
 	/* text: the header of the small statistic, the large counter as its channel */
-	channel_start = strstr(text, " sum: ");
-	spliced = malloc(strlen(text) + strlen(big_text) + 16);
 	memcpy(spliced, text, (size_t) (channel_start - text));
-	sprintf(spliced + (channel_start - text), " sum: %s", big_text);
+	sprintf(spliced + (channel_start - text), " sum: %s", big.text);
 	write_text("fuzz_statistic_text", spliced);
 
 	/* binary: the same splice, which changes the layout rather than overflowing */
-	buffer = malloc(32 + 4 + big_length);
-	memcpy(buffer, binary, 32);
-	dp_put_u32(buffer + 32, (uint32_t) big_length);
-	memcpy(buffer + 36, big_binary, big_length);
-	write_seed("fuzz_statistic_binary", buffer, 32 + 4 + big_length);
+	write_channel_splice(forms.binary, 32, &big);
 	statistic_node_overflow_binary();
 
-	free(buffer);
 	free(spliced);
-	free(big_binary);
-	free(big_text);
-	free(big);
-	free(binary);
-	free(text);
+	fuzz_free_forms(&big);
+	fuzz_free_forms(&forms);
 	free(statistic);
 }
 
@@ -786,8 +757,7 @@ statistic_edges(void)
 		"",
 	};
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		write_text("fuzz_statistic_text", texts[i]);
+	write_texts("fuzz_statistic_text", texts, lengthof(texts));
 
 	{
 		/* average: channels with differing steps; truncated and padded forms */
@@ -796,15 +766,19 @@ statistic_edges(void)
 		dp_statistic *b = statistic_after(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 10, &m, 5);
 		dp_mechanism tree = mechanism(DP_MECHANISM_BINARY, DP_FLAG_CONSISTENT, 1.0, 1024, 1, 0);
 		dp_statistic *c = statistic_after(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, -1, 1, &tree, 5);
-		size_t		la,
-					lb,
-					lc;
-		unsigned char *ba = statistic_bytes(a, &la);
-		unsigned char *bb = statistic_bytes(b, &lb);
-		unsigned char *bc = statistic_bytes(c, &lc);
+		fuzz_forms	fa = fuzz_statistic_forms_of(a);
+		fuzz_forms	fb = fuzz_statistic_forms_of(b);
+		fuzz_forms	fc = fuzz_statistic_forms_of(c);
+		const unsigned char *ba = fa.binary;
+		const unsigned char *bb = fb.binary;
+		size_t		la = fa.length;
+		size_t		lb = fb.length;
 		unsigned char *mixed = malloc(la + 1);
-		char	   *ta = statistic_text(a);
-		char	   *tc = statistic_text(c);
+
+		/* the states themselves are not needed past their forms */
+		free(a);
+		free(b);
+		free(c);
 
 		/* second channel from b: its steps differ */
 		memcpy(mixed, ba, la);
@@ -826,20 +800,13 @@ statistic_edges(void)
 		write_seed("fuzz_statistic_binary", mixed, la);
 
 		/* hostile pairs: small sizes the storage, large fills it */
-		write_binary_pair("fuzz_statistic_binary", ba, la, bc, lc);
-		write_binary_pair("fuzz_statistic_binary", bc, lc, ba, la);
-		write_text_pair("fuzz_statistic_text", ta, tc);
-		write_text_pair("fuzz_statistic_text", tc, ta);
+		write_pair(&statistic_harnesses, &fa, &fc);
+		write_pair(&statistic_harnesses, &fc, &fa);
 
-		free(ta);
-		free(tc);
 		free(mixed);
-		free(ba);
-		free(bb);
-		free(bc);
-		free(a);
-		free(b);
-		free(c);
+		fuzz_free_forms(&fa);
+		fuzz_free_forms(&fb);
+		fuzz_free_forms(&fc);
 	}
 }
 
@@ -925,7 +892,7 @@ parameter_records(void)
 		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0},
 	};
 
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	for (size_t k = 0; k < lengthof(kinds); k++)
 		for (uint8_t flags = 0; flags <= DP_FLAGS_ALL; flags++)
 		{
 			parameters p = base;
@@ -1038,8 +1005,7 @@ scanner_tokens(void)
 		"steps=nodes=[,]:", "+", "-", "--1", "+-1", "1-", "", " ",
 	};
 
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		write_text("fuzz_text_scanners", texts[i]);
+	write_texts("fuzz_text_scanners", texts, lengthof(texts));
 	write_textf("fuzz_text_scanners", "%s %s", "1,2,3", "epsilon=0.25");
 }
 
