@@ -2,7 +2,7 @@
 
 EXTENSION = dp_stream
 DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0.2.0--0.3.0.sql \
-       sql/dp_stream--0.3.0--0.4.0.sql
+       sql/dp_stream--0.3.0--0.4.0.sql sql/dp_stream--0.4.0--0.5.0.sql
 MODULE_big = dp_stream
 
 CORE_SOURCES = $(wildcard src/core/*.c)
@@ -78,7 +78,7 @@ $(FUZZ_BINARIES): $(FUZZ_BUILD)/%: test/fuzz/%.c $(wildcard test/fuzz/*.h) $(FUZ
 $(FUZZ_COV_BINARIES): $(FUZZ_BUILD)/%.cov: test/fuzz/%.c $(wildcard test/fuzz/*.h) $(FUZZ_COV_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_COVERAGE) -o $@ $< $(FUZZ_COV_OBJS) -lsodium -lm
 
-$(FUZZ_BUILD)/make_corpus: test/fuzz/make_corpus.c $(FUZZ_CORE_SOURCES) $(FUZZ_CORE_HEADERS)
+$(FUZZ_BUILD)/make_corpus: test/fuzz/make_corpus.c $(wildcard test/fuzz/*.h) $(FUZZ_CORE_SOURCES) $(FUZZ_CORE_HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE_SOURCES) -lsodium -lm
 

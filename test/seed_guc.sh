@@ -118,7 +118,10 @@ out=$(sql postgres -c "ALTER ROLE seed_reader SET dp_stream.seed = 'stored'")
 check "preloaded: ALTER ROLE SET is refused in every session" contains "$out" "ERROR:  $refused"
 out=$(sql postgres -c "CREATE FUNCTION seed_clause() RETURNS int LANGUAGE sql SET dp_stream.seed = 'stored' AS 'SELECT 1'")
 check "preloaded: CREATE FUNCTION ... SET is refused in every session" contains "$out" "ERROR:  $refused"
-out=$(psql -X -At -d seed_guc -c 'SELECT count(*) FROM pg_db_role_setting' -c 'SELECT count(*) FROM pg_proc WHERE proconfig IS NOT NULL' 2>&1 | tr '\n' ' ')
+# (the extension's own functions carry SET search_path: count seed entries only)
+out=$(psql -X -At -d seed_guc \
+  -c "SELECT count(*) FROM pg_db_role_setting WHERE array_to_string(setconfig, ',') LIKE '%dp_stream.seed%'" \
+  -c "SELECT count(*) FROM pg_proc WHERE array_to_string(proconfig, ',') LIKE '%dp_stream.seed%'" 2>&1 | tr '\n' ' ')
 check "preloaded: nothing was stored" test "$out" = "0 0 "
 out=$(sql postgres -c "SET dp_stream.seed = 'from-config'" -c "$release")
 check "preloaded: a session SET still gives the seeded release" contains "$out" "$reference"

@@ -18,6 +18,7 @@ PG_FUNCTION_INFO_V1(dp_counter_estimate);
 PG_FUNCTION_INFO_V1(dp_counter_steps);
 PG_FUNCTION_INFO_V1(dp_counter_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_counter_mechanism);
+PG_FUNCTION_INFO_V1(dp_counter_new);
 
 static dp_counter *
 counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
@@ -165,4 +166,18 @@ dp_counter_error_bound_sql(PG_FUNCTION_ARGS)
 
 	dp_check_confidence(confidence);
 	PG_RETURN_FLOAT8(dp_counter_error_bound(counter, confidence));
+}
+
+/* dp_counter_new(mechanism): a counter at step 0, to be advanced with dp_push */
+Datum
+dp_counter_new(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	dp_counter *counter = palloc(dp_counter_size(mechanism));
+	const char *field = NULL;
+	dp_status	status = dp_counter_start(counter, mechanism, dp_backend_random(), &field);
+
+	if (status != DP_OK)
+		dp_report_status(status, field, mechanism);
+	PG_RETURN_DATUM(dp_counter_to_datum(counter));
 }

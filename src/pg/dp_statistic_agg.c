@@ -51,8 +51,8 @@ bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
 	return 0;
 }
 
-static dp_statistic *
-start_statistic(FunctionCallInfo fcinfo, MemoryContext context, const dp_statistic_spec *spec)
+dp_statistic *
+dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec)
 {
 	dp_statistic layout;
 	dp_statistic *statistic;
@@ -94,7 +94,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	{
 		dp_check_window_frame(fcinfo);
 		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
-		statistic = start_statistic(fcinfo, aggregate_context, &spec);
+		statistic = dp_statistic_begin(aggregate_context, &spec);
 	}
 	else
 	{

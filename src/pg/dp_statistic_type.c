@@ -23,6 +23,7 @@ PG_FUNCTION_INFO_V1(dp_statistic_steps_sql);
 PG_FUNCTION_INFO_V1(dp_statistic_mechanism);
 PG_FUNCTION_INFO_V1(dp_statistic_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_statistic_summary);
+PG_FUNCTION_INFO_V1(dp_statistic_new);
 
 static dp_statistic *
 statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
@@ -274,4 +275,32 @@ Datum
 dp_statistic_summary(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_DATUM(dp_summary_datum(fcinfo, dp_statistic_from_datum(PG_GETARG_DATUM(0))));
+}
+
+/*
+ * dp_statistic_new(statistic text, lower float8, upper float8, mechanism):
+ * a real-valued sum, average or variance state at step 0, to be advanced
+ * with dp_push (managed streams start from it).
+ */
+Datum
+dp_statistic_new(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	dp_statistic_spec spec;
+
+	memset(&spec, 0, sizeof(spec));
+	for (int32 kind = DP_STATISTIC_SUM; kind <= DP_STATISTIC_VARIANCE; kind++)
+		if (strcmp(name, dp_statistic_kind_name(kind)) == 0)
+			spec.kind = kind;
+	if (spec.kind == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown statistic \"%s\"", name),
+				 errhint("Use sum, average or variance.")));
+	spec.domain = DP_VALUES_REAL;
+	spec.estimator = DP_ESTIMATOR_MIDPOINT;
+	spec.lower = PG_GETARG_FLOAT8(1);
+	spec.upper = PG_GETARG_FLOAT8(2);
+	spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(3));
+	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_begin(CurrentMemoryContext, &spec)));
 }

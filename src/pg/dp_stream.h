@@ -74,6 +74,8 @@ extern Datum dp_counter_to_datum(const dp_counter *counter);
 /* dp_statistic SQL type: a varlena holding the core's binary form. */
 extern dp_statistic *dp_statistic_from_datum(Datum datum);
 extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
+/* A statistic at step 0 in `context` (validates the spec, draws the first noise). */
+extern dp_statistic *dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec);
 /* The dp_summary composite of a statistic (the function must return it). */
 extern Datum dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic);
 
