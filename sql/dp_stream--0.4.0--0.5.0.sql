@@ -19,6 +19,11 @@ CREATE FUNCTION @extschema@.dp_statistic_new(statistic text, lower float8, upper
 COMMENT ON FUNCTION @extschema@.dp_statistic_new(text, float8, float8, @extschema@.dp_mechanism) IS
     'a real-valued sum, average or variance state at step 0, to be advanced with dp_push';
 
+CREATE FUNCTION @extschema@.dp_epsilon(mechanism @extschema@.dp_mechanism) RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_mechanism_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_epsilon(@extschema@.dp_mechanism) IS
+    'the epsilon a stream of this mechanism spends (all its releases together)';
+
 CREATE SCHEMA dp_stream;
 COMMENT ON SCHEMA dp_stream IS 'dp_stream managed streams: catalog, releases, advance()';
 REVOKE ALL ON SCHEMA dp_stream FROM PUBLIC;
@@ -64,15 +69,102 @@ COMMENT ON TABLE dp_stream.releases IS
 
 CREATE FUNCTION dp_stream.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  RAISE EXCEPTION 'dp_stream.releases is append-only'
+  RAISE EXCEPTION '%.% is append-only', TG_TABLE_SCHEMA, TG_TABLE_NAME
     USING ERRCODE = 'insufficient_privilege',
-          DETAIL = 'A release, once made, is public: changing or removing it would let the same period be released again with new noise.',
-          HINT = 'Releases are written by dp_stream.advance() only.';
+          DETAIL = 'A release or a budget charge, once made, is final: removing it would let the same period be released again with new noise, or the same epsilon be spent twice.',
+          HINT = 'Releases are written by dp_stream.advance() and charges by dp_stream.charge() only.';
 END $$;
 CREATE TRIGGER releases_append_only BEFORE UPDATE OR DELETE ON dp_stream.releases
     FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
 CREATE TRIGGER releases_no_truncate BEFORE TRUNCATE ON dp_stream.releases
     FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
+
+-- The privacy-budget ledger: a total epsilon per dataset, and every charge
+-- against it.  Charges of one dataset are serialized by a row lock on its
+-- budget, so parallel charges never overspend; amounts are numeric, so
+-- that sums of charges are exact.
+CREATE TABLE dp_stream.budgets (
+    dataset text PRIMARY KEY,
+    total_epsilon numeric NOT NULL CHECK (total_epsilon > 0),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    created_by name NOT NULL DEFAULT current_user
+);
+CREATE TABLE dp_stream.charges (
+    id bigserial PRIMARY KEY,
+    dataset text NOT NULL REFERENCES dp_stream.budgets (dataset),
+    epsilon numeric NOT NULL CHECK (epsilon > 0),
+    purpose text NOT NULL,
+    charged_by name NOT NULL DEFAULT session_user,
+    charged_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON dp_stream.budgets, dp_stream.charges FROM PUBLIC;
+CREATE TRIGGER charges_append_only BEFORE UPDATE OR DELETE ON dp_stream.charges
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
+CREATE TRIGGER charges_no_truncate BEFORE TRUNCATE ON dp_stream.charges
+    FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
+
+CREATE FUNCTION dp_stream.create_budget(dataset text, total_epsilon float8)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF dataset IS NULL OR total_epsilon IS NULL THEN
+    RAISE EXCEPTION 'dataset and total_epsilon must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT (total_epsilon > 0 AND total_epsilon < 'Infinity') THEN
+    RAISE EXCEPTION 'total_epsilon must be positive and finite'
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = format('total_epsilon was %s.', total_epsilon);
+  END IF;
+  INSERT INTO dp_stream.budgets (dataset, total_epsilon) VALUES (dataset, total_epsilon::numeric);
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'budget "%" already exists', dataset USING ERRCODE = 'duplicate_object';
+END $$;
+
+-- Charges epsilon against a dataset's budget, or refuses (nothing charged).
+CREATE FUNCTION dp_stream.charge(dataset text, epsilon float8, purpose text)
+RETURNS numeric
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  total numeric;
+  spent numeric;
+BEGIN
+  IF dataset IS NULL OR epsilon IS NULL OR purpose IS NULL THEN
+    RAISE EXCEPTION 'dataset, epsilon and purpose must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT (epsilon > 0 AND epsilon < 'Infinity') THEN
+    RAISE EXCEPTION 'a charge must be positive and finite'
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = format('epsilon was %s.', epsilon);
+  END IF;
+  -- the row lock serializes the charges of one dataset
+  SELECT b.total_epsilon INTO total FROM dp_stream.budgets AS b WHERE b.dataset = charge.dataset FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'budget "%" does not exist', dataset
+      USING ERRCODE = 'undefined_object', HINT = 'Create it with dp_stream.create_budget().';
+  END IF;
+  SELECT coalesce(sum(c.epsilon), 0) INTO spent FROM dp_stream.charges AS c WHERE c.dataset = charge.dataset;
+  IF spent + epsilon::numeric > total THEN
+    RAISE EXCEPTION 'privacy budget of "%" exceeded', dataset
+      USING ERRCODE = 'insufficient_resources',
+            DETAIL = format('%s is spent of %s; %s more was asked for %s.', spent, total, epsilon, purpose),
+            HINT = 'Spend less epsilon, or raise the budget deliberately (it bounds what all releases of the dataset reveal together).';
+  END IF;
+  INSERT INTO dp_stream.charges (dataset, epsilon, purpose) VALUES (dataset, epsilon::numeric, purpose);
+  RETURN total - spent - epsilon::numeric;
+END $$;
+COMMENT ON FUNCTION dp_stream.charge(text, float8, text) IS
+    'charges epsilon against a dataset''s budget and returns what is left; refused beyond the budget';
+
+CREATE FUNCTION dp_stream.budget(dataset text,
+    OUT total_epsilon numeric, OUT spent_epsilon numeric, OUT remaining_epsilon numeric, OUT charges bigint)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT b.total_epsilon, coalesce(sum(c.epsilon), 0), b.total_epsilon - coalesce(sum(c.epsilon), 0),
+         count(c.id)
+  FROM dp_stream.budgets b LEFT JOIN dp_stream.charges c ON c.dataset = b.dataset
+  WHERE b.dataset = budget.dataset
+  GROUP BY b.total_epsilon $$;
+COMMENT ON FUNCTION dp_stream.budget(text) IS 'total, spent and remaining epsilon of a dataset';
 
 -- create_stream: registers a stream.  statistic is count (mechanism's
 -- max_per_step bounds a step), or sum, average, variance or summary (lower
@@ -84,7 +176,8 @@ CREATE FUNCTION dp_stream.create_stream(
     lower float8 DEFAULT NULL,
     upper float8 DEFAULT NULL,
     first_period timestamp DEFAULT date_trunc('day', localtimestamp),
-    period_length interval DEFAULT interval '1 day')
+    period_length interval DEFAULT interval '1 day',
+    dataset text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -122,11 +215,15 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Use count, sum, average, variance or summary.';
   END IF;
+  -- a stream spends its epsilon once, for all its periods: charged now
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(mechanism), format('stream %s', name));
+  END IF;
 EXCEPTION WHEN unique_violation THEN
   RAISE EXCEPTION 'stream "%" already exists', name USING ERRCODE = 'duplicate_object';
 END $$;
 COMMENT ON FUNCTION dp_stream.create_stream(text, text, @extschema@.dp_mechanism, float8, float8,
-                                            timestamp, interval) IS
+                                            timestamp, interval, text) IS
     'registers a managed stream; its state stays in dp_stream.streams';
 
 -- advance: consumes one period and returns its release.  A period already
@@ -223,6 +320,9 @@ REVOKE ALL ON FUNCTION dp_stream.push_period(dp_stream.streams, timestamp, float
 -- Administration is the owner's: grant EXECUTE to the roles that run jobs,
 -- and SELECT on dp_stream.releases to readers.
 REVOKE ALL ON FUNCTION dp_stream.create_stream(text, text, @extschema@.dp_mechanism, float8, float8,
-                                               timestamp, interval) FROM PUBLIC;
+                                               timestamp, interval, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.create_budget(text, float8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.charge(text, float8, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.budget(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.advance(text, timestamp, float8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.refuse_change() FROM PUBLIC;

@@ -82,6 +82,26 @@ RESET ROLE;
 DROP OWNED BY dp_managed_reader;
 DROP ROLE dp_managed_reader;
 
+-- the privacy-budget ledger: a stream charges its epsilon once, at creation
+SELECT dp_stream.create_budget('hospital', 2.5);
+SELECT dp_stream.create_stream('ward_a', 'count', dp_binary(1.0, 365), dataset => 'hospital');
+SELECT dp_stream.charge('hospital', 0.5, 'a one-off report');
+SELECT * FROM dp_stream.budget('hospital');
+-- beyond the budget: refused, and nothing is created or charged
+SELECT dp_stream.create_stream('ward_b', 'count', dp_binary(1.5, 365), dataset => 'hospital');
+SELECT count(*) AS ward_b FROM dp_stream.streams WHERE name = 'ward_b';
+SELECT * FROM dp_stream.budget('hospital');
+SELECT dp_stream.charge('hospital', 1.0, 'exactly what is left');
+SELECT dp_stream.charge('hospital', 1e-9, 'one more');
+SELECT dataset, epsilon, purpose FROM dp_stream.charges ORDER BY id;
+SELECT dp_stream.charge('nowhere', 1, 'x');
+SELECT dp_stream.charge('hospital', -1, 'x');
+SELECT dp_stream.charge('hospital', 'NaN', 'x');
+SELECT dp_stream.create_budget('hospital', 1);
+SELECT dp_stream.create_budget('other', 0);
+DELETE FROM dp_stream.charges;
+SELECT dp_epsilon(dp_two_level(0.25, 100)) AS epsilon;
+
 -- the constructors of step-0 states
 SELECT dp_steps(dp_counter_new(dp_binary(1, 10))) AS counter_steps,
        dp_steps(dp_statistic_new('variance', 0, 1, dp_binary(1, 10))) AS statistic_steps;

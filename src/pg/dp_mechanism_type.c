@@ -20,6 +20,7 @@ PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
 PG_FUNCTION_INFO_V1(dp_consistent_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
+PG_FUNCTION_INFO_V1(dp_mechanism_epsilon);
 
 /*
  * Version 1 values (dp_stream 0.1.0) end before the block field; they are
@@ -313,4 +314,11 @@ dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
 	PG_RETURN_FLOAT8(bound);
+}
+
+/* dp_epsilon(mechanism): the epsilon a stream of this mechanism spends */
+Datum
+dp_mechanism_epsilon(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(dp_mechanism_from_datum(PG_GETARG_DATUM(0))->epsilon);
 }
