@@ -83,6 +83,34 @@ if [ "$regress_status" -ne 0 ]; then
   [ -f regression.diffs ] && head -100 regression.diffs
 fi
 
+# ---- isolation tests (test/isolation/) ----
+# Concurrent sessions with PostgreSQL's isolation tester (from
+# postgresql-server-dev-15): each spec of test/isolation/specs/ interleaves
+# the steps of several sessions (who waits for whom, what each gets) and its
+# output must match test/isolation/expected/.  Runs in the cluster above, in
+# its own database; pg_isolation_regress prints the same "... ok" /
+# "... FAILED" lines as pg_regress: one test per spec.
+echo "== isolation (pg_isolation_regress)"
+isolation_tests=$(ls test/isolation/specs/*.spec | xargs -n1 basename | sed 's/\.spec$//' | sort)
+pg_isolation_regress=$(dirname "$(pg_config --pgxs)")/../test/isolation/pg_isolation_regress
+mkdir -p "$log_dir/isolation"
+$pg_isolation_regress --inputdir=test/isolation --outputdir="$log_dir/isolation" \
+  --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
+  --dbname=dp_stream_isolation --load-extension=dp_stream $isolation_tests \
+  >"$log_dir/isolation.out" 2>&1
+isolation_status=$?
+grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/isolation.out" | sed 's/^/  /'
+i_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/isolation.out")
+i_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/isolation.out")
+passed=$((passed + i_ok))
+failed=$((failed + i_fail))
+if [ "$isolation_status" -ne 0 ]; then
+  # no test line at all: the run itself failed (missing binary, bad spec)
+  [ "$i_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/isolation.out"; }
+  [ -f "$log_dir/isolation/regression.diffs" ] && head -100 "$log_dir/isolation/regression.diffs"
+fi
+# ---- end of isolation tests ----
+
 # dp_stream.seed from postgresql.conf, -c, PGOPTIONS and
 # shared_preload_libraries: these need config edits and server restarts, so
 # test/seed_guc.sh starts a throwaway cluster of its own (the one above is
@@ -93,6 +121,18 @@ test/seed_guc.sh >"$log_dir/seed_guc.tap" 2>&1
 seed_guc_status=$?
 count_tap "$log_dir/seed_guc.tap" "$seed_guc_status" seed_guc
 echo "seed_guc: $(grep -cE '^ok' "$log_dir/seed_guc.tap") ok, $(grep -cE '^not ok' "$log_dir/seed_guc.tap") not ok"
+
+# Managed streams under load (pgbench, 8 clients) and across a crash (kill -9
+# of a backend, crash recovery): test/managed_streams.sh starts a throwaway
+# cluster of its own, since the crash restarts every backend, and prints TAP.
+# The advances per second of the load tests are in its "# load" lines.
+echo "== managed streams: load and crash (test/managed_streams.sh)"
+test/managed_streams.sh >"$log_dir/managed_streams.tap" 2>&1
+managed_streams_status=$?
+count_tap "$log_dir/managed_streams.tap" "$managed_streams_status" managed_streams
+grep -E '^# load [a-z_]+ \(' "$log_dir/managed_streams.tap" | sed 's/^# /  /'
+echo "managed_streams: $(grep -cE '^ok' "$log_dir/managed_streams.tap") ok, $(grep -cE '^not ok' "$log_dir/managed_streams.tap") not ok"
+[ "$managed_streams_status" -ne 0 ] && grep -E '^(# |Bail)' "$log_dir/managed_streams.tap" | head -20
 
 echo "== pgTAP"
 createdb dp_stream_tap
