@@ -64,6 +64,10 @@ CREATE TABLE dp_stream.releases (
     UNIQUE (stream, period)
 );
 REVOKE ALL ON dp_stream.releases FROM PUBLIC;
+-- pg_dump must carry the catalog and the releases: a restored database
+-- continues its streams instead of releasing every period again
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.streams', '');
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.releases', '');
 COMMENT ON TABLE dp_stream.releases IS
     'append-only: one release per stream and period (grant SELECT to readers)';
 
@@ -98,6 +102,9 @@ CREATE TABLE dp_stream.charges (
     charged_at timestamptz NOT NULL DEFAULT now()
 );
 REVOKE ALL ON dp_stream.budgets, dp_stream.charges FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.budgets', '');
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.charges', '');
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.charges_id_seq', '');
 CREATE TRIGGER charges_append_only BEFORE UPDATE OR DELETE ON dp_stream.charges
     FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
 CREATE TRIGGER charges_no_truncate BEFORE TRUNCATE ON dp_stream.charges
@@ -136,6 +143,8 @@ BEGIN
     RAISE EXCEPTION 'a charge must be positive and finite'
       USING ERRCODE = 'invalid_parameter_value', DETAIL = format('epsilon was %s.', epsilon);
   END IF;
+  -- a charge must survive a crash (see advance)
+  PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
   -- the row lock serializes the charges of one dataset
   SELECT b.total_epsilon INTO total FROM dp_stream.budgets AS b WHERE b.dataset = charge.dataset FOR UPDATE;
   IF NOT FOUND THEN
@@ -242,6 +251,9 @@ BEGIN
   IF name IS NULL OR period IS NULL THEN
     RAISE EXCEPTION 'stream name and period must not be null' USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  -- a release that was returned must survive a crash: with asynchronous
+  -- commit it could be lost and the period released again with new noise
+  PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
   -- serializes the advances of one stream; other streams are not blocked
   SELECT * INTO s FROM dp_stream.streams AS t WHERE t.name = advance.name FOR UPDATE;
   IF NOT FOUND THEN

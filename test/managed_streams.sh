@@ -22,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cluster.sh
 
-planned=25
+planned=27
 run=0
 echo "1..$planned"
 
@@ -243,6 +243,19 @@ is "crash 2: the next advance works and gets step 6" \
   "$(q "SELECT step || ':' || period FROM dp_stream.advance('crash_count', '2026-01-06', 1)")" \
   "6:2026-01-06 00:00:00"
 is "the server logged no ERROR or PANIC" "$(grep -E ' (ERROR|PANIC): ' "$log" | head -3)" ""
+
+# pg_dump carries the catalog, the releases and the ledger: a restored
+# database continues its streams instead of releasing every period again
+createdb restored
+pg_dump -d managed_streams | psql -X -q -d restored >/dev/null 2>&1
+is "pg_dump/restore: streams, releases and states arrive; the restored stream continues at the next step" \
+  "$(psql -X -At -d restored -c "SELECT (SELECT count(*) FROM dp_stream.releases WHERE stream = 'crash_count') || ':' ||
+        (SELECT dp_steps(counter) FROM dp_stream.streams WHERE name = 'crash_count') || ':' ||
+        (SELECT step FROM dp_stream.advance('crash_count', '2026-01-07', 1))" 2>&1)" \
+  "6:6:7"
+is "pg_dump/restore: a released period is answered from the restored table" \
+  "$(psql -X -At -d restored -c "SELECT r.estimate = o.estimate FROM dp_stream.advance('crash_count', '2026-01-05', 9) r,
+        dp_stream.releases o WHERE o.stream = 'crash_count' AND o.period = '2026-01-05'" 2>&1)" "t"
 
 dp_cluster_stop
 finish
