@@ -1,6 +1,7 @@
 -- Managed streams: a named stream whose state stays in a catalog only the
 -- extension's owner reads, advanced one period at a time, each period
 -- released exactly once into an append-only table.
+\set SHOW_CONTEXT never
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dp_stream;
 RESET client_min_messages;
