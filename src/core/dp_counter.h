@@ -8,7 +8,7 @@
  * total that exists only in memory: a mechanism may keep an accumulator as
  * an offset against that total so that a step costs O(1), and folds the
  * total back in when the state is persisted.  A persisted state therefore
- * never contains a raw partial sum (shared/DESIGN.md section 1).
+ * never contains a raw partial sum (docs/threat_model.md: one snapshot).
  *
  * Adding a mechanism means writing one dp_counter_kind in its own file and
  * listing it in dp_counter.c.
@@ -87,30 +87,32 @@ struct dp_counter
  * corrupted state, or a stream far beyond any practical length at the most
  * extreme parameters, can get there (see dp_int128.h).
  */
+/* the checked result, or a (with the counter flagged) when it is out of range */
+static inline dp_int128
+dp_counter_checked(dp_counter *counter, int in_range, dp_int128 result, dp_int128 a)
+{
+	if (in_range)
+		return result;
+	counter->overflow = true;
+	return a;
+}
+
 static inline dp_int128
 dp_counter_add(dp_counter *counter, dp_int128 a, dp_int128 b)
 {
 	dp_int128	sum;
+	int			in_range = dp_int128_add_checked(a, b, &sum);
 
-	if (!dp_int128_add_checked(a, b, &sum))
-	{
-		counter->overflow = true;
-		return a;
-	}
-	return sum;
+	return dp_counter_checked(counter, in_range, sum, a);
 }
 
 static inline dp_int128
 dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
 {
 	dp_int128	difference;
+	int			in_range = dp_int128_sub_checked(a, b, &difference);
 
-	if (!dp_int128_sub_checked(a, b, &difference))
-	{
-		counter->overflow = true;
-		return a;
-	}
-	return difference;
+	return dp_counter_checked(counter, in_range, difference, a);
 }
 
 /* The scale for sensitivity / epsilon, for set_scales (ranges already checked). */

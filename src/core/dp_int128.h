@@ -37,29 +37,30 @@ typedef unsigned __int128 dp_uint128 __attribute__((aligned(8)));
 #define DP_NODE_VALUE_MAX (((dp_int128) 1) << 120)
 #define DP_ARITHMETIC_MAX (((dp_int128) 1) << 126)
 
-/* a + b into *sum; false when it overflows or leaves +-DP_ARITHMETIC_MAX */
+/*
+ * a + b into *sum (a - b into *difference); false when it overflows 128 bits
+ * or leaves +-DP_ARITHMETIC_MAX.
+ */
+static inline int
+dp_int128_in_arithmetic_range(int overflowed, dp_int128 result)
+{
+	return !overflowed && result <= DP_ARITHMETIC_MAX && result >= -DP_ARITHMETIC_MAX;
+}
+
 static inline int
 dp_int128_add_checked(dp_int128 a, dp_int128 b, dp_int128 *sum)
 {
-	dp_int128	result;
+	int			overflowed = __builtin_add_overflow(a, b, sum);
 
-	if (__builtin_add_overflow(a, b, &result) ||
-		result > DP_ARITHMETIC_MAX || result < -DP_ARITHMETIC_MAX)
-		return 0;
-	*sum = result;
-	return 1;
+	return dp_int128_in_arithmetic_range(overflowed, *sum);
 }
 
 static inline int
 dp_int128_sub_checked(dp_int128 a, dp_int128 b, dp_int128 *difference)
 {
-	dp_int128	result;
+	int			overflowed = __builtin_sub_overflow(a, b, difference);
 
-	if (__builtin_sub_overflow(a, b, &result) ||
-		result > DP_ARITHMETIC_MAX || result < -DP_ARITHMETIC_MAX)
-		return 0;
-	*difference = result;
-	return 1;
+	return dp_int128_in_arithmetic_range(overflowed, *difference);
 }
 
 /* Decimal text; buffer must hold DP_INT128_TEXT_BYTES. Returns length. */

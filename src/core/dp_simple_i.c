@@ -6,7 +6,7 @@
  * A step's value enters the releases of all later steps, up to T of them, so
  * fresh noise of scale about T N / epsilon per release is needed.  The seed
  * keeps the exact running count in memory; a stored state must not hold it
- * (shared/DESIGN.md section 1), so the accumulator starts from a noise term
+ * (docs/threat_model.md), so the accumulator starts from a noise term
  * eta of its own, and the release at t is  accumulator + gamma_t.
  *
  * Privacy.  Let neighbouring streams differ by delta <= N at step j, and

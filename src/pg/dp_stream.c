@@ -5,7 +5,7 @@
  *
  * The noise source is the one piece of process-wide state besides settings:
  * a ChaCha20 key drawn from the operating system on first use in each
- * process (shared/DESIGN.md section 4).  It is re-keyed when the process id
+ * process (docs/noise.md, "One source").  It is re-keyed when the process id
  * changes, so a fork never shares keystream, and it is never filled in the
  * postmaster even when the library is preloaded, because nothing draws noise
  * there.
