@@ -8,6 +8,7 @@ packages=(
   postgresql-15
   postgresql-server-dev-15
   postgresql-15-pgtap
+  postgresql-15-cron
   libtap-parser-sourcehandler-pgtap-perl
   libsodium-dev
   pkg-config

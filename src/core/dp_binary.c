@@ -45,8 +45,10 @@ dp_binary_tree_open(dp_counter *counter, int first, int levels, const dp_scale *
 					dp_random *rng)
 {
 	for (int level = 0; level < levels; level++)
-		counter->nodes[first + level] = dp_counter_sub(counter, dp_discrete_laplace(rng, scale),
-													   counter->running_total);
+		counter->nodes[first + level] =
+			dp_counter_sub(counter,
+						   dp_counter_noise(counter, rng, scale, first + level, DP_NOISE_OPEN, 0),
+						   counter->running_total);
 }
 
 void
@@ -63,7 +65,9 @@ dp_binary_tree_push(dp_counter *counter, int first, int64_t step, const dp_scale
 	/* ... the interval ending at `step` on level `closing` joins it ... */
 	nodes[closing] = dp_counter_add(counter, nodes[closing], counter->running_total);
 	if (dp_counter_pan_private(counter))
-		nodes[closing] = dp_counter_add(counter, nodes[closing], dp_discrete_laplace(rng, scale));
+		nodes[closing] = dp_counter_add(counter, nodes[closing],
+										dp_counter_noise(counter, rng, scale, first + closing,
+														 DP_NOISE_CLOSE, nodes[closing]));
 	counter->release = dp_counter_add(counter, counter->release, nodes[closing]);
 
 	/* ... and each level below starts its next odd interval at step + 1. */
@@ -161,7 +165,7 @@ const dp_counter_kind dp_binary_kind = {
 	.name = "binary",
 	.kind = DP_MECHANISM_BINARY,
 	.bounded = true,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
 	.validate = NULL,
 	.node_count = binary_node_count,
 	.set_scales = binary_set_scales,

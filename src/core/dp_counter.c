@@ -4,6 +4,8 @@
  */
 #include "dp_counter.h"
 
+#include "dp_bytes.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -90,6 +92,8 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	counter->running_total = 0;
 	counter->release = 0;
 	counter->overflow = false;
+	counter->has_noise_key = false;
+	memset(counter->noise_key, 0, sizeof(counter->noise_key));
 	counter->kind_nodes = kind->node_count(mechanism);
 	counter->node_count = total_node_count(mechanism);
 	counter->second_scale = counter->scale = (dp_scale) {1, 1};
@@ -101,13 +105,54 @@ dp_status
 dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism, dp_random *rng,
 				 const char **field)
 {
+	return dp_counter_start_keyed(counter, mechanism, NULL, rng, field);
+}
+
+dp_status
+dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
+					   const unsigned char *noise_key, dp_random *rng, const char **field)
+{
 	dp_status	status = dp_counter_prepare(counter, mechanism, field);
 
 	if (status != DP_OK)
 		return status;
+	if (noise_key)
+	{
+		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
+		counter->has_noise_key = true;
+	}
 	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
 	counter->kind->start(counter, rng);
 	return DP_OK;
+}
+
+/*
+ * The position (step, node, role) makes every term of one counter's life a
+ * distinct PRF input, so with a key drawn at random the terms are as
+ * independent as draws from one stream; with the same key, the same
+ * position and the same content always give the same term.
+ */
+dp_int128
+dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int node,
+				 dp_noise_role role, dp_int128 content)
+{
+	unsigned char position[8 + 4 + 4 + 16];
+	dp_uint128	content_bits = (dp_uint128) content;
+	dp_random	derived;
+	dp_int128	draw;
+
+	if (!counter->has_noise_key)
+		return dp_discrete_laplace(rng, scale);
+
+	dp_put_u64(position, (uint64_t) counter->steps);
+	dp_put_u32(position + 8, (uint32_t) node);
+	dp_put_u32(position + 12, (uint32_t) role);
+	dp_put_u64(position + 16, (uint64_t) content_bits);
+	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
+	dp_random_init_derived(&derived, counter->noise_key, position, sizeof(position));
+	draw = dp_discrete_laplace(&derived, scale);
+	dp_random_wipe(&derived);
+	return draw;
 }
 
 dp_status

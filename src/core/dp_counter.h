@@ -27,6 +27,19 @@
 #include "dp_status.h"
 
 #define DP_COUNTER_MAX_NODES 128
+#define DP_NOISE_KEY_BYTES 32
+
+/*
+ * The role of a noise term in its node, part of its position: a term drawn
+ * when a node opens (before any of its data), one drawn when it closes over
+ * its complete content, and the noise of a single item.
+ */
+typedef enum dp_noise_role
+{
+	DP_NOISE_OPEN = 1,
+	DP_NOISE_CLOSE = 2,
+	DP_NOISE_ITEM = 3
+} dp_noise_role;
 
 typedef struct dp_counter dp_counter;
 
@@ -77,6 +90,17 @@ struct dp_counter
 	int			kind_nodes;		/* nodes owned by the mechanism */
 	int			node_count;		/* kind_nodes, plus one for consistent output */
 	bool		overflow;		/* node arithmetic left DP_ARITHMETIC_MAX */
+	/*
+	 * With a noise key, every noise term is drawn from a stream derived from
+	 * the key, the term's position (step, node, role) and, for terms drawn
+	 * when data is complete, that data (dp_counter_noise); without one, from
+	 * the caller's dp_random.  A stored state carries its own random key, so
+	 * two continuations of one state pushed with the same values agree; a
+	 * keyed mechanism's key comes from the database secret and the key name.
+	 * The key is secret: it exists in memory and inside sealed states only.
+	 */
+	bool		has_noise_key;
+	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	dp_int128	nodes[];
 };
 
@@ -115,6 +139,15 @@ dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
 	return dp_counter_checked(counter, in_range, difference, a);
 }
 
+/*
+ * One discrete Laplace draw for node `node` at the counter's current step.
+ * `content` is what the term protects (0 for DP_NOISE_OPEN): the node's
+ * value with the data it covers, or the item.  With a noise key the draw is
+ * a function of the key, the position and the content; otherwise rng's.
+ */
+extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale,
+								  int node, dp_noise_role role, dp_int128 content);
+
 /* The scale for sensitivity / epsilon, for set_scales (ranges already checked). */
 extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
 
@@ -151,6 +184,10 @@ extern void dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nod
 /* Initialises storage of dp_counter_size() bytes; validates the mechanism. */
 extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism,
 								  dp_random *rng, const char **field);
+/* The same with a noise key (DP_NOISE_KEY_BYTES; NULL: draws from rng). */
+extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
+										const unsigned char *noise_key, dp_random *rng,
+										const char **field);
 
 /* One time step.  The value is clamped into [0, max_per_step] silently. */
 extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng);
@@ -177,7 +214,9 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 										  const char **field);
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
-#define DP_COUNTER_FORMAT_VERSION 2	/* version 1 (0.1.0) is still read */
+#define DP_COUNTER_FORMAT_VERSION 3	/* versions 1 (0.1.0) and 2 are still read */
+/* The public prefix of the binary form: mechanism, node count and steps. */
+#define DP_COUNTER_PUBLIC_BYTES 56
 /* DP_ERROR_OVERFLOW when a stored node would be beyond what decoders accept. */
 extern dp_status dp_counter_check_storable(const dp_counter *counter);
 extern size_t dp_counter_serialized_size(const dp_counter *counter);

@@ -15,9 +15,17 @@
  *   8  u32  flags                48 i64 block
  *   12 u32  node count           56 nodes, 16 bytes each, low half first
  *
- * Version 1 (dp_stream 0.1.0, Binary only) has no block field and its nodes
- * start at 48; it is still read, so stored 0.1.0 states stay usable.  The
- * consistent release, when that option is set, is the last node.
+ * Version 3 (dp_stream 0.6.0) adds, between the header and the nodes:
+ *   56 u8   1 when a noise key follows, else 0      64  32 bytes noise key
+ *   57 7 bytes reserved (0)                         96  64 bytes key name
+ * and its nodes start at 160.  The noise key is secret: version 3 is only
+ * ever stored inside a sealed value (dp_seal.h).  The key name is the
+ * mechanism's (zero unless keyed).
+ *
+ * Versions 1 (dp_stream 0.1.0, Binary only: no block field, nodes at 48) and
+ * 2 (nodes at 56) are still read, without a noise key.  The consistent
+ * release, when that option is set, is the last node.  The text form is
+ * version 2's; it carries no noise key.
  */
 #include "dp_counter.h"
 
@@ -28,12 +36,17 @@
 #include "dp_text.h"
 
 #define HEADER_BYTES_V1 48
-#define HEADER_BYTES 56
+#define HEADER_BYTES_V2 56
+#define KEY_SECTION 56
+#define NOISE_KEY_OFFSET 64
+#define KEY_NAME_OFFSET 96
+#define HEADER_BYTES 160
+#define TEXT_VERSION 2
 
 static size_t
 header_bytes(int version)
 {
-	return version == 1 ? HEADER_BYTES_V1 : HEADER_BYTES;
+	return version == 1 ? HEADER_BYTES_V1 : version == 2 ? HEADER_BYTES_V2 : HEADER_BYTES;
 }
 
 static dp_status
@@ -99,6 +112,10 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
 	dp_put_u64(out + 40, (uint64_t) counter->steps);
 	dp_put_u64(out + 48, (uint64_t) counter->mechanism.block);
+	out[KEY_SECTION] = counter->has_noise_key ? 1 : 0;
+	if (counter->has_noise_key)
+		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
+	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
 
 	dp_counter_persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
@@ -147,7 +164,7 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	const char *field;
 	size_t		node_count;
 
-	if (length < 1 || (data[0] != 1 && data[0] != DP_COUNTER_FORMAT_VERSION))
+	if (length < 1 || data[0] < 1 || data[0] > DP_COUNTER_FORMAT_VERSION)
 		return fail(error, "version", "unsupported state format version");
 	if (length < header_bytes(data[0]))
 		return fail(error, "length", "shorter than the state header");
@@ -165,6 +182,20 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 		return DP_ERROR_FORMAT;
 	if (data[0] != 1)
 		mechanism->block = (int64_t) dp_get_u64(data + 48);
+	if (data[0] >= 3)
+	{
+		if (data[KEY_SECTION] > 1)
+			return fail(error, "noise_key", "the noise key flag is neither 0 nor 1");
+		for (int i = KEY_SECTION + 1; i < NOISE_KEY_OFFSET; i++)
+			if (data[i] != 0)
+				return fail(error, "reserved", "reserved header bytes are not zero");
+		if (data[KEY_SECTION] == 0)
+			for (int i = NOISE_KEY_OFFSET; i < KEY_NAME_OFFSET; i++)
+				if (data[i] != 0)
+					return fail(error, "noise_key", "a noise key without its flag");
+		/* validation below refuses a name that is not NUL-terminated or not zero-padded */
+		memcpy(mechanism->key, data + KEY_NAME_OFFSET, sizeof(mechanism->key));
+	}
 
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
@@ -184,7 +215,8 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
  */
 static dp_status
 load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, int64_t steps,
-	 const dp_int128 *nodes, int node_count, dp_parse_error *error)
+	 const dp_int128 *nodes, int node_count, const unsigned char *noise_key,
+	 dp_parse_error *error)
 {
 	const char *field;
 	dp_counter	header;
@@ -201,6 +233,11 @@ load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, i
 		return fail(error, "nodes", "more nodes than the storage for this state holds");
 
 	memcpy(counter, &header, sizeof(header));
+	if (noise_key)
+	{
+		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
+		counter->has_noise_key = true;
+	}
 	counter->steps = steps;
 	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) node_count);
 	counter->kind->resume(counter);
@@ -218,6 +255,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 	dp_status	status = dp_counter_peek(data, length, &mechanism, error);
 	size_t		node_count;
 	int64_t		steps;
+	const unsigned char *noise_key;
 
 	if (status != DP_OK)
 		return status;
@@ -226,6 +264,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 	node_count = dp_get_u32(data + 12);
 	if (node_count > DP_COUNTER_MAX_NODES)
 		return fail(error, "nodes", "too many nodes");
+	noise_key = (data[0] >= 3 && data[KEY_SECTION] == 1) ? data + NOISE_KEY_OFFSET : NULL;
 	data += header_bytes(data[0]);
 	for (size_t i = 0; i < node_count; i++)
 	{
@@ -234,7 +273,8 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 
 		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
 	}
-	return load(counter, counter_bytes, &mechanism, steps, nodes, (int) node_count, error);
+	return load(counter, counter_bytes, &mechanism, steps, nodes, (int) node_count, noise_key,
+				error);
 }
 
 size_t
@@ -250,7 +290,7 @@ dp_counter_to_text(const dp_counter *counter, char *buffer)
 	char	   *p = buffer;
 
 	dp_counter_persisted_nodes(counter, nodes);
-	p += sprintf(p, "v%d ", DP_COUNTER_FORMAT_VERSION);
+	p += sprintf(p, "v%d ", TEXT_VERSION);
 	p += dp_mechanism_to_text(&counter->mechanism, p, DP_MECHANISM_TEXT_BYTES);
 	p += sprintf(p, " steps=%lld nodes=[", (long long) counter->steps);
 	for (int i = 0; i < counter->node_count; i++)
@@ -292,7 +332,7 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 
 	if (!dp_text_accept(&cursor, "v") || !dp_text_int64(&cursor, &version))
 		return fail(error, "version", "expected \"v2\" at the start");
-	if (version != 1 && version != DP_COUNTER_FORMAT_VERSION)
+	if (version != 1 && version != TEXT_VERSION)
 		return fail(error, "version", "unsupported state format version");
 
 	status = dp_mechanism_parse(&cursor, mechanism, error);
@@ -335,5 +375,5 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 	*position = cursor;
 	if (counter == NULL)
 		return DP_OK;
-	return load(counter, counter_bytes, mechanism, steps, nodes, count, error);
+	return load(counter, counter_bytes, mechanism, steps, nodes, count, NULL, error);
 }

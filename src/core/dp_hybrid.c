@@ -77,7 +77,7 @@ hybrid_set_scales(dp_counter *counter)
 static void
 hybrid_open_block(dp_counter *counter, int block, dp_random *rng)
 {
-	counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
+	counter->nodes[1] = dp_counter_noise(counter, rng, &counter->scale, 1, DP_NOISE_OPEN, 0);
 	counter->second_scale = tree_scale(counter, block);
 	for (int level = block + 1; level < TREE_LEVELS_MAX; level++)
 		counter->nodes[TREE_FIRST + level] = 0;
@@ -107,7 +107,8 @@ hybrid_push(dp_counter *counter, int64_t value, dp_random *rng)
 		counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], counter->nodes[1]);
 		if (dp_counter_pan_private(counter))
 			counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
-											   dp_discrete_laplace(rng, &counter->scale));
+											   dp_counter_noise(counter, rng, &counter->scale, 0,
+																DP_NOISE_CLOSE, counter->nodes[1]));
 		counter->release = counter->nodes[0];
 		hybrid_open_block(counter, block + 1, rng);
 	}
@@ -157,7 +158,7 @@ const dp_counter_kind dp_hybrid_kind = {
 	.name = "hybrid",
 	.kind = DP_MECHANISM_HYBRID,
 	.bounded = false,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
 	.validate = hybrid_validate,
 	.node_count = hybrid_node_count,
 	.set_scales = hybrid_set_scales,

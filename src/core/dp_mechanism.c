@@ -13,6 +13,54 @@
 #include "dp_noise.h"
 #include "dp_text.h"
 
+bool
+dp_key_name_valid(const char *name, size_t length)
+{
+	if (length < 1 || length > DP_KEY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < length; i++)
+	{
+		char		c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '_' || c == '.' || c == ':' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A keyed mechanism has a valid, NUL-terminated name and the pan-private
+ * option; any other has an all-zero key field, so that two equal mechanisms
+ * are equal byte for byte.
+ */
+static bool
+key_valid(const dp_mechanism *mechanism)
+{
+	const char *key = mechanism->key;
+
+	if (mechanism->flags & DP_FLAG_KEYED)
+	{
+		size_t		length = 0;
+
+		/* strnlen is POSIX, not C11 */
+		while (length < sizeof(mechanism->key) && key[length] != '\0')
+			length++;
+
+		if (length == sizeof(mechanism->key) || !dp_key_name_valid(key, length) ||
+			!(mechanism->flags & DP_FLAG_PAN_PRIVATE))
+			return false;
+		for (size_t i = length; i < sizeof(mechanism->key); i++)
+			if (key[i] != '\0')
+				return false;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(mechanism->key); i++)
+		if (key[i] != '\0')
+			return false;
+	return true;
+}
+
 dp_status
 dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 {
@@ -50,8 +98,16 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	}
 	if (mechanism->flags & ~kind->accepted_flags)
 	{
-		*field = (mechanism->flags & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
+		uint32_t	refused = mechanism->flags & ~kind->accepted_flags;
+
+		*field = (refused & DP_FLAG_KEYED) ? "keyed" :
+			(refused & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
 		return DP_ERROR_OPTION;
+	}
+	if (!key_valid(mechanism))
+	{
+		*field = "key";
+		return DP_ERROR_KEY;
 	}
 	if (kind->has_block ? (mechanism->block < 1 || mechanism->block > mechanism->horizon)
 		: mechanism->block != 0)
@@ -104,6 +160,9 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 		length += snprintf(buffer + length, size - length, ",pan_private=true");
 	if (mechanism->flags & DP_FLAG_CONSISTENT)
 		length += snprintf(buffer + length, size - length, ",consistent=true");
+	if (mechanism->flags & DP_FLAG_KEYED)
+		length += snprintf(buffer + length, size - length, ",key=%.*s",
+						   DP_KEY_NAME_MAX, mechanism->key);
 	length += snprintf(buffer + length, size - length, ")");
 	return length;
 }
@@ -141,7 +200,8 @@ enum
 	SEEN_MAX_PER_STEP = 1 << 2,
 	SEEN_BLOCK = 1 << 3,
 	SEEN_PAN_PRIVATE = 1 << 4,
-	SEEN_CONSISTENT = 1 << 5
+	SEEN_CONSISTENT = 1 << 5,
+	SEEN_KEY = 1 << 6
 };
 
 static const struct
@@ -155,6 +215,7 @@ static const struct
 	{"block", SEEN_BLOCK},
 	{"pan_private", SEEN_PAN_PRIVATE},
 	{"consistent", SEEN_CONSISTENT},
+	{"key", SEEN_KEY},
 };
 
 static dp_status
@@ -210,6 +271,23 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		case SEEN_CONSISTENT:
 			if (!parse_flag(cursor, mechanism, DP_FLAG_CONSISTENT))
 				return fail(error, field, "expected true or false");
+			break;
+		case SEEN_KEY:
+			{
+				const char *start;
+				size_t		length = 0;
+
+				dp_text_skip_blanks(cursor);
+				start = *cursor;
+				while (start[length] != '\0' && start[length] != ',' && start[length] != ')' &&
+					   start[length] != ' ' && length <= DP_KEY_NAME_MAX)
+					length++;
+				if (!dp_key_name_valid(start, length))
+					return fail(error, field, "expected a key name of 1 to 63 characters from [A-Za-z0-9_.:-]");
+				memcpy(mechanism->key, start, length);
+				mechanism->flags |= DP_FLAG_KEYED;
+				*cursor = start + length;
+			}
 			break;
 	}
 	return DP_OK;

@@ -9,6 +9,7 @@
 #define DP_MECHANISM_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dp_status.h"
@@ -32,7 +33,18 @@ typedef enum dp_mechanism_kind
  */
 #define DP_FLAG_PAN_PRIVATE	0x1u
 #define DP_FLAG_CONSISTENT	0x2u
-#define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT)
+/*
+ * KEYED: every noise term is derived from a per-database secret, the key
+ * name, the term's position and the data it covers (docs/keyed_noise.md), so
+ * the same data always gets the same releases.  Implies PAN_PRIVATE: the
+ * terms drawn when a node closes, which depend on its content, must carry
+ * the whole privacy argument on their own.
+ */
+#define DP_FLAG_KEYED		0x4u
+#define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED)
+
+/* A key name: 1 to 63 characters from [A-Za-z0-9_.:-]. */
+#define DP_KEY_NAME_MAX 63
 
 /* Largest horizon: 63 tree levels and a step count that fits int64. */
 #define DP_HORIZON_MAX (((int64_t) 1) << 62)
@@ -47,19 +59,25 @@ typedef struct dp_mechanism
 	int64_t		horizon;		/* T for bounded mechanisms, else 0 */
 	int64_t		max_per_step;	/* values are clamped into [0, max_per_step] */
 	int64_t		block;			/* block size of two_level, else 0 */
+	char		key[DP_KEY_NAME_MAX + 1];	/* with DP_FLAG_KEYED, else all zero */
 } dp_mechanism;
+
+/* Whether `name` is a valid key name (see DP_KEY_NAME_MAX). */
+extern bool dp_key_name_valid(const char *name, size_t length);
 
 /*
  * Checks every field; on failure *field names the offending one
- * ("epsilon", "horizon", "max_per_step", "block", "pan_private", "kind").
+ * ("epsilon", "horizon", "max_per_step", "block", "pan_private", "keyed",
+ * "key", "kind").
  */
 extern dp_status dp_mechanism_validate(const dp_mechanism *mechanism, const char **field);
 
 /*
  * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1), with
- * block=B for two_level and pan_private=true / consistent=true when set.
+ * block=B for two_level, pan_private=true / consistent=true when set and
+ * key=NAME for a keyed mechanism.
  */
-#define DP_MECHANISM_TEXT_BYTES 224
+#define DP_MECHANISM_TEXT_BYTES 320
 extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size);
 
 /*

@@ -49,7 +49,7 @@ ppcum_start(dp_counter *counter, dp_random *rng)
 	int			levels = tree_levels(counter->mechanism.horizon);
 
 	for (int i = 0; i <= levels; i++)
-		counter->nodes[i] = dp_discrete_laplace(rng, &counter->scale);
+		counter->nodes[i] = dp_counter_noise(counter, rng, &counter->scale, i, DP_NOISE_OPEN, 0);
 }
 
 static void
@@ -68,7 +68,8 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 	/* forget the noise of every node that ends at t; its successor is fresh */
 	ending = __builtin_ctzll((uint64_t) t);
 	for (int level = 0; level < levels && level <= ending; level++)
-		counter->nodes[1 + level] = dp_discrete_laplace(rng, &counter->scale);
+		counter->nodes[1 + level] = dp_counter_noise(counter, rng, &counter->scale, 1 + level,
+													 DP_NOISE_OPEN, 0);
 }
 
 static void

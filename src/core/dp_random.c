@@ -61,6 +61,21 @@ dp_random_init_keyed(dp_random *rng, const void *material, size_t length)
 }
 
 void
+dp_random_derive_key(unsigned char *out, const unsigned char *key, const void *message,
+					 size_t length)
+{
+	crypto_generichash(out, DP_RANDOM_KEY_BYTES, message, length, key, DP_RANDOM_KEY_BYTES);
+}
+
+void
+dp_random_init_derived(dp_random *rng, const unsigned char *key, const void *message,
+					   size_t length)
+{
+	dp_random_derive_key(rng->key, key, message, length);
+	reset_stream(rng);
+}
+
+void
 dp_random_wipe(dp_random *rng)
 {
 	sodium_memzero(rng, sizeof(*rng));

@@ -39,6 +39,15 @@ extern bool dp_random_library_init(void);
 
 extern void dp_random_init_secure(dp_random *rng);
 extern void dp_random_init_keyed(dp_random *rng, const void *material, size_t length);
+/*
+ * A stream that is a pseudorandom function of a 32-byte key and a message
+ * (keyed BLAKE2b, then ChaCha20): the noise of keyed and stored counters.
+ */
+extern void dp_random_init_derived(dp_random *rng, const unsigned char *key,
+								   const void *message, size_t length);
+/* out (32 bytes) = keyed BLAKE2b of the message under key (32 bytes). */
+extern void dp_random_derive_key(unsigned char *out, const unsigned char *key,
+								 const void *message, size_t length);
 extern void dp_random_wipe(dp_random *rng);
 
 extern void dp_random_bytes(dp_random *rng, void *out, size_t length);

@@ -85,7 +85,7 @@ simple_i_set_scales(dp_counter *counter)
 static void
 simple_i_start(dp_counter *counter, dp_random *rng)
 {
-	counter->nodes[0] = dp_discrete_laplace(rng, &counter->second_scale);
+	counter->nodes[0] = dp_counter_noise(counter, rng, &counter->second_scale, 0, DP_NOISE_OPEN, 0);
 }
 
 static void
@@ -95,7 +95,8 @@ simple_i_push(dp_counter *counter, int64_t value, dp_random *rng)
 	counter->release = counter->nodes[0];
 	if (counter->mechanism.horizon > 1)
 		counter->release = dp_counter_add(counter, counter->release,
-										  dp_discrete_laplace(rng, &counter->scale));
+										  dp_counter_noise(counter, rng, &counter->scale, 1,
+														   DP_NOISE_CLOSE, counter->nodes[0]));
 	counter->nodes[1] = counter->release;
 	counter->steps++;
 }

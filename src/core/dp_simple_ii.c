@@ -37,7 +37,8 @@ static void
 simple_ii_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
 	counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
-									   value + dp_discrete_laplace(rng, &counter->scale));
+									   value + dp_counter_noise(counter, rng, &counter->scale, 0,
+																DP_NOISE_ITEM, value));
 	counter->release = counter->nodes[0];
 	counter->steps++;
 }
@@ -60,7 +61,7 @@ const dp_counter_kind dp_simple_ii_kind = {
 	.name = "simple_ii",
 	.kind = DP_MECHANISM_SIMPLE_II,
 	.bounded = false,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
 	.validate = NULL,
 	.node_count = simple_ii_node_count,
 	.set_scales = simple_ii_set_scales,

@@ -241,13 +241,29 @@ dp_statistic_counter_const(const dp_statistic *statistic, int channel)
 void
 dp_statistic_start(dp_statistic *statistic, const dp_statistic *layout, dp_random *rng)
 {
+	dp_statistic_start_keyed(statistic, layout, NULL, rng);
+}
+
+/* Each channel's noise key is derived from the statistic's and its index. */
+void
+dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
+						 const unsigned char *noise_key, dp_random *rng)
+{
 	const char *field;
 
 	if (statistic != layout)
 		memcpy(statistic, layout, sizeof(dp_statistic));
 	for (int i = 0; i < statistic->channel_count; i++)
-		(void) dp_counter_start(dp_statistic_counter(statistic, i),
-								&statistic->channels[i].mechanism, rng, &field);
+	{
+		unsigned char channel_key[DP_NOISE_KEY_BYTES];
+		unsigned char label[] = {'c', 'h', 'a', 'n', 'n', 'e', 'l', (unsigned char) i};
+
+		if (noise_key)
+			dp_random_derive_key(channel_key, noise_key, label, sizeof(label));
+		(void) dp_counter_start_keyed(dp_statistic_counter(statistic, i),
+									  &statistic->channels[i].mechanism,
+									  noise_key ? channel_key : NULL, rng, &field);
+	}
 }
 
 static int64_t

@@ -122,6 +122,9 @@ extern size_t dp_statistic_size(const dp_statistic *layout);
  */
 extern void dp_statistic_start(dp_statistic *statistic, const dp_statistic *layout,
 							   dp_random *rng);
+/* The same with a noise key for the statistic (DP_NOISE_KEY_BYTES; NULL: rng). */
+extern void dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
+									 const unsigned char *noise_key, dp_random *rng);
 
 extern dp_counter *dp_statistic_counter(dp_statistic *statistic, int channel);
 extern const dp_counter *dp_statistic_counter_const(const dp_statistic *statistic, int channel);
@@ -184,6 +187,11 @@ extern bool dp_statistic_error_bound(const dp_statistic *statistic, double confi
 
 /* Binary form: a header, then each channel's counter in its own binary form. */
 #define DP_STATISTIC_FORMAT_VERSION 1
+/*
+ * The public prefix of the binary form: the spec, and the length and public
+ * prefix of the first channel's counter (its mechanism and steps).
+ */
+#define DP_STATISTIC_PUBLIC_BYTES (32 + 4 + DP_COUNTER_PUBLIC_BYTES)
 extern size_t dp_statistic_serialized_size(const dp_statistic *statistic);
 /* DP_ERROR_OVERFLOW when a channel could not be read back (dp_counter_check_storable). */
 extern dp_status dp_statistic_check_storable(const dp_statistic *statistic);

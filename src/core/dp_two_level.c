@@ -37,7 +37,7 @@ two_level_set_scales(dp_counter *counter)
 static void
 two_level_start(dp_counter *counter, dp_random *rng)
 {
-	counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
+	counter->nodes[1] = dp_counter_noise(counter, rng, &counter->scale, 1, DP_NOISE_OPEN, 0);
 }
 
 static void
@@ -46,7 +46,8 @@ two_level_push(dp_counter *counter, int64_t value, dp_random *rng)
 	counter->steps++;
 	counter->nodes[1] = dp_counter_add(counter, counter->nodes[1], value);
 	counter->nodes[2] = dp_counter_add(counter, counter->nodes[2],
-									   value + dp_discrete_laplace(rng, &counter->scale));
+									   value + dp_counter_noise(counter, rng, &counter->scale, 2,
+																DP_NOISE_ITEM, value));
 
 	if (counter->steps % counter->mechanism.block == 0)
 	{
@@ -54,8 +55,9 @@ two_level_push(dp_counter *counter, int64_t value, dp_random *rng)
 		counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], counter->nodes[1]);
 		if (dp_counter_pan_private(counter))
 			counter->nodes[0] = dp_counter_add(counter, counter->nodes[0],
-											   dp_discrete_laplace(rng, &counter->scale));
-		counter->nodes[1] = dp_discrete_laplace(rng, &counter->scale);
+											   dp_counter_noise(counter, rng, &counter->scale, 0,
+																DP_NOISE_CLOSE, counter->nodes[1]));
+		counter->nodes[1] = dp_counter_noise(counter, rng, &counter->scale, 1, DP_NOISE_OPEN, 0);
 		counter->nodes[2] = 0;
 	}
 	counter->release = dp_counter_add(counter, counter->nodes[0], counter->nodes[2]);
@@ -90,7 +92,7 @@ const dp_counter_kind dp_two_level_kind = {
 	.kind = DP_MECHANISM_TWO_LEVEL,
 	.bounded = true,
 	.has_block = true,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
 	.validate = NULL,
 	.node_count = two_level_node_count,
 	.set_scales = two_level_set_scales,

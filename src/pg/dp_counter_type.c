@@ -8,6 +8,8 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
+#include "dp_seal.h"
+
 PG_FUNCTION_INFO_V1(dp_counter_in);
 PG_FUNCTION_INFO_V1(dp_counter_out);
 PG_FUNCTION_INFO_V1(dp_counter_send);
@@ -19,9 +21,11 @@ PG_FUNCTION_INFO_V1(dp_counter_steps);
 PG_FUNCTION_INFO_V1(dp_counter_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_counter_mechanism);
 PG_FUNCTION_INFO_V1(dp_counter_new);
+PG_FUNCTION_INFO_V1(dp_counter_reseal);
 
+/* A counter from its core serialization (already opened, or legacy). */
 static dp_counter *
-counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+counter_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
 {
 	dp_mechanism mechanism;
 	dp_parse_error error;
@@ -37,6 +41,23 @@ counter_from_bytes(const unsigned char *data, size_t length, bool binary, const 
 	return counter;
 }
 
+/* A counter from stored bytes: sealed (opened and authenticated) or legacy. */
+static dp_counter *
+counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+{
+	size_t		plain_length;
+	const unsigned char *plain = dp_sealed_open(DP_SEALED_COUNTER, "dp_counter", data, length,
+												&plain_length);
+	dp_counter *counter = counter_from_plain(plain, plain_length, binary, text);
+
+	if (plain != data)
+	{
+		explicit_bzero((void *) plain, plain_length);
+		pfree((void *) plain);
+	}
+	return counter;
+}
+
 dp_counter *
 dp_counter_from_datum(Datum datum)
 {
@@ -46,19 +67,85 @@ dp_counter_from_datum(Datum datum)
 							  VARSIZE_ANY_EXHDR(value), true, "");
 }
 
+/*
+ * Every stored counter is sealed, and gets a noise key of its own the first
+ * time it is stored, so that two continuations of it pushed with the same
+ * values draw the same noise (dp_counter_noise): forking a state and
+ * averaging the forks gains nothing.
+ */
 Datum
 dp_counter_to_datum(const dp_counter *counter)
 {
+	const dp_counter *stored = counter;
 	size_t		length = dp_counter_serialized_size(counter);
-	bytea	   *value;
+	unsigned char *plain;
+	Datum		result;
 
 	if (dp_counter_check_storable(counter) != DP_OK)
 		dp_report_status(DP_ERROR_OVERFLOW, NULL, &counter->mechanism);
-	value = palloc(VARHDRSZ + length);
+	if (!dp_sealing_installed())
+		return dp_unsealed_datum(counter, NULL);
+	if (!counter->has_noise_key)
+	{
+		size_t		size = dp_counter_size(&counter->mechanism);
+		dp_counter *keyed = palloc(size);
 
+		memcpy(keyed, counter, size);
+		dp_random_bytes(dp_backend_random(), keyed->noise_key, DP_NOISE_KEY_BYTES);
+		keyed->has_noise_key = true;
+		stored = keyed;
+	}
+	plain = palloc(length);
+	dp_counter_serialize(stored, plain);
+	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, DP_COUNTER_PUBLIC_BYTES);
+	explicit_bzero(plain, length);
+	pfree(plain);
+	if (stored != counter)
+	{
+		explicit_bzero((void *) stored, dp_counter_size(&counter->mechanism));
+		pfree((void *) stored);
+	}
+	return result;
+}
+
+/*
+ * Before ALTER EXTENSION UPDATE to 0.6.0: unsealed, and without a noise key,
+ * which must never be stored in the clear.
+ */
+Datum
+dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic)
+{
+	size_t		length = counter ? dp_counter_serialized_size(counter) :
+		dp_statistic_serialized_size(statistic);
+	bytea	   *value = palloc(VARHDRSZ + length);
+
+	if ((counter && counter->has_noise_key) ||
+		(statistic && dp_statistic_counter_const(statistic, 0)->has_noise_key))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a keyed or sealed state cannot be stored before dp_stream 0.6.0 is installed"),
+				 errhint("Update the extension: ALTER EXTENSION dp_stream UPDATE.")));
 	SET_VARSIZE(value, VARHDRSZ + length);
-	dp_counter_serialize(counter, (unsigned char *) VARDATA(value));
+	if (counter)
+		dp_counter_serialize(counter, (unsigned char *) VARDATA(value));
+	else
+		dp_statistic_serialize(statistic, (unsigned char *) VARDATA(value));
 	return PointerGetDatum(value);
+}
+
+/* The counter of a keyed mechanism draws under its registered key. */
+dp_status
+dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
+{
+	unsigned char noise_key[DP_NOISE_KEY_BYTES];
+	dp_status	status;
+
+	if (!(mechanism->flags & DP_FLAG_KEYED))
+		return dp_counter_start(counter, mechanism, dp_backend_random(), field);
+	dp_keyed_noise_key(mechanism, "count", noise_key);
+	status = dp_counter_start_keyed(counter, mechanism, noise_key, dp_backend_random(), field);
+	explicit_bzero(noise_key, sizeof(noise_key));
+	return status;
 }
 
 Datum
@@ -69,7 +156,13 @@ dp_counter_in(PG_FUNCTION_ARGS)
 	dp_parse_error error;
 	dp_counter *counter;
 	size_t		size;
+	size_t		sealed_length;
+	const unsigned char *sealed = dp_sealed_from_text("dp_counter", text, &sealed_length);
 
+	if (sealed)
+		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_COUNTER, "dp_counter", sealed, sealed_length,
+										false, text));
+	dp_check_unsealed_allowed("dp_counter");
 	if (dp_counter_parse(text, &mechanism, NULL, 0, &error) != DP_OK)
 		dp_report_parse_error("dp_counter", text, &error, false);
 	size = dp_counter_size(&mechanism);
@@ -79,14 +172,25 @@ dp_counter_in(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));
 }
 
+/* The sealed bytes in base64; an unsealed (legacy) value is sealed first. */
 Datum
 dp_counter_out(PG_FUNCTION_ARGS)
 {
-	dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
-	char	   *buffer = palloc(dp_counter_text_size(counter));
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
 
-	dp_counter_to_text(counter, buffer);
-	PG_RETURN_CSTRING(buffer);
+	if (!dp_seal_claims((const unsigned char *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)))
+	{
+		dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+		char	   *buffer;
+
+		if (dp_sealing_installed())
+			PG_RETURN_CSTRING(dp_sealed_text(dp_counter_to_datum(counter)));
+		/* before 0.6.0 is installed: the text form of that version */
+		buffer = palloc(dp_counter_text_size(counter));
+		dp_counter_to_text(counter, buffer);
+		PG_RETURN_CSTRING(buffer);
+	}
+	PG_RETURN_CSTRING(dp_sealed_text(PointerGetDatum(value)));
 }
 
 Datum
@@ -106,10 +210,11 @@ dp_counter_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buffer = (StringInfo) PG_GETARG_POINTER(0);
 	int			length = buffer->len - buffer->cursor;
-	const char *data = pq_getmsgbytes(buffer, length);
-	dp_counter *counter = counter_from_bytes((const unsigned char *) data, length, true, "");
+	const unsigned char *data = (const unsigned char *) pq_getmsgbytes(buffer, length);
 
-	PG_RETURN_DATUM(dp_counter_to_datum(counter));
+	if (dp_seal_claims(data, length))
+		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_COUNTER, "dp_counter", data, length, true, ""));
+	PG_RETURN_DATUM(dp_counter_to_datum(counter_from_bytes(data, length, true, "")));
 }
 
 static Datum
@@ -175,9 +280,19 @@ dp_counter_new(PG_FUNCTION_ARGS)
 	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
 	dp_counter *counter = palloc(dp_counter_size(mechanism));
 	const char *field = NULL;
-	dp_status	status = dp_counter_start(counter, mechanism, dp_backend_random(), &field);
+	dp_status	status = dp_counter_begin(counter, mechanism, &field);
 
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));
+}
+
+/*
+ * dp_reseal(state): the same state sealed under the newest secret -- after a
+ * rotation, or for a legacy value read with dp_stream.read_unsealed.
+ */
+Datum
+dp_counter_reseal(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(dp_counter_to_datum(dp_counter_from_datum(PG_GETARG_DATUM(0))));
 }

@@ -76,6 +76,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("the %s mechanism does not support the %s option",
 								kind ? kind->name : "?", field),
+						 strcmp(field, "keyed") == 0 ?
+						 errdetail("Keyed noise needs every release to carry, for each node, a "
+								   "full-scale noise term drawn after the node's last item; the "
+								   "%s mechanism draws its noise before the data it covers.",
+								   kind ? kind->name : "?") : 0,
+						 strcmp(field, "keyed") == 0 ?
+						 errhint("Use dp_binary, dp_two_level, dp_hybrid or dp_simple_ii with dp_keyed().") :
 						 kind && kind->kind == DP_MECHANISM_PPCUM ?
 						 errhint("PPCum protects one stored snapshot together with the releases "
 								 "up to it; for releases after it, use dp_binary or "
@@ -95,6 +102,14 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 							   "below 2^56 / epsilon.", mechanism->max_per_step) : 0,
 					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
 							 "more slowly with the horizon.")));
+			break;
+		case DP_ERROR_KEY:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid key for keyed noise"),
+					 errdetail("A key name has 1 to 63 characters from A-Z, a-z, 0-9, \"_\", \".\", "
+							   "\":\" and \"-\", and a keyed mechanism is pan-private."),
+					 errhint("Build keyed mechanisms with dp_keyed(mechanism, key).")));
 			break;
 		case DP_ERROR_BOUNDS:
 			ereport(ERROR,

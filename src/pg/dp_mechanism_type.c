@@ -19,27 +19,32 @@ PG_FUNCTION_INFO_V1(dp_hybrid_construct);
 PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
 PG_FUNCTION_INFO_V1(dp_consistent_option);
+PG_FUNCTION_INFO_V1(dp_keyed_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_mechanism_epsilon);
 
 /*
  * Version 1 values (dp_stream 0.1.0) end before the block field; they are
- * Binary mechanisms and read with block 0.
+ * Binary mechanisms and read with block 0.  Version 2 values (0.2.0 to
+ * 0.5.0) end before the key name; they are read as unkeyed.
  */
 #define DP_MECHANISM_DATUM_V1_SIZE (offsetof(DpMechanismDatum, mechanism) + \
 									offsetof(dp_mechanism, block))
+#define DP_MECHANISM_DATUM_V2_SIZE (offsetof(DpMechanismDatum, mechanism) + \
+									offsetof(dp_mechanism, key))
 
-/* The stored bytes as a mechanism, converting version 1; not validated. */
+/* The stored bytes as a mechanism, converting versions 1 and 2; not validated. */
 static const dp_mechanism *
 mechanism_bytes(Datum datum)
 {
 	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
 
-	if (VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1)
+	if ((VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1) ||
+		(VARSIZE(value) == DP_MECHANISM_DATUM_V2_SIZE && value->version == 2))
 	{
 		dp_mechanism *upgraded = palloc0(sizeof(dp_mechanism));
 
-		memcpy(upgraded, &value->mechanism, offsetof(dp_mechanism, block));
+		memcpy(upgraded, &value->mechanism, VARSIZE(value) - offsetof(DpMechanismDatum, mechanism));
 		return upgraded;
 	}
 	if (VARSIZE(value) != sizeof(DpMechanismDatum) ||
@@ -155,6 +160,7 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	pq_sendint64(&buffer, mechanism->horizon);
 	pq_sendint64(&buffer, mechanism->max_per_step);
 	pq_sendint64(&buffer, mechanism->block);
+	pq_sendbytes(&buffer, mechanism->key, sizeof(mechanism->key));
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
@@ -169,7 +175,7 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 
 	memset(&mechanism, 0, sizeof(mechanism));
 	version = pq_getmsgint(buffer, 1);
-	if (version != 1 && version != DP_MECHANISM_DATUM_VERSION)
+	if (version < 1 || version > DP_MECHANISM_DATUM_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid binary representation of type dp_mechanism"),
@@ -181,6 +187,8 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 	mechanism.max_per_step = pq_getmsgint64(buffer);
 	if (version != 1)
 		mechanism.block = pq_getmsgint64(buffer);
+	if (version >= 3)
+		pq_copymsgbytes(buffer, mechanism.key, sizeof(mechanism.key));
 	if (dp_mechanism_validate(&mechanism, &field) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -285,6 +293,32 @@ Datum
 dp_consistent_option(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_DATUM(with_flag(PG_GETARG_DATUM(0), DP_FLAG_CONSISTENT));
+}
+
+/*
+ * dp_keyed(mechanism, key): the same mechanism with repeatable noise under a
+ * registered key (docs/keyed_noise.md).  Pan-private is implied: the terms
+ * drawn over complete data carry the guarantee on their own.  Building the
+ * value checks nothing but the name; a keyed mechanism draws noise only
+ * when its key is registered with this mechanism (dp_stream.create_key).
+ */
+Datum
+dp_keyed_option(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	text	   *key = PG_GETARG_TEXT_PP(1);
+	int			length = VARSIZE_ANY_EXHDR(key);
+
+	if (mechanism.flags & DP_FLAG_KEYED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the mechanism is keyed already (key \"%s\")", mechanism.key)));
+	if (!dp_key_name_valid(VARDATA_ANY(key), length))
+		dp_report_status(DP_ERROR_KEY, "key", &mechanism);
+	memcpy(mechanism.key, VARDATA_ANY(key), length);
+	mechanism.flags |= DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE;
+	check_mechanism(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
 /* dp_error_bound(mechanism, steps, confidence): public, draws no noise */

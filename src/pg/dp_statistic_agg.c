@@ -62,7 +62,20 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec)
 	if (status != DP_OK)
 		dp_report_statistic_status(status, field, spec);
 	statistic = MemoryContextAlloc(context, dp_statistic_size(&layout));
-	dp_statistic_start(statistic, &layout, dp_backend_random());
+	if (spec->mechanism.flags & DP_FLAG_KEYED)
+	{
+		/* what the statistic computes is part of the key: another one draws afresh */
+		char	   *computed = psprintf("statistic %d %d %d %.17g %.17g", spec->kind,
+										spec->domain, spec->estimator, spec->lower, spec->upper);
+		unsigned char noise_key[DP_NOISE_KEY_BYTES];
+
+		dp_keyed_noise_key(&spec->mechanism, computed, noise_key);
+		dp_statistic_start_keyed(statistic, &layout, noise_key, dp_backend_random());
+		explicit_bzero(noise_key, sizeof(noise_key));
+		pfree(computed);
+	}
+	else
+		dp_statistic_start(statistic, &layout, dp_backend_random());
 	return statistic;
 }
 

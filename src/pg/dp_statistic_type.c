@@ -12,6 +12,8 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
+#include "dp_seal.h"
+
 PG_FUNCTION_INFO_V1(dp_statistic_in);
 PG_FUNCTION_INFO_V1(dp_statistic_out);
 PG_FUNCTION_INFO_V1(dp_statistic_recv);
@@ -24,9 +26,10 @@ PG_FUNCTION_INFO_V1(dp_statistic_mechanism);
 PG_FUNCTION_INFO_V1(dp_statistic_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_statistic_summary);
 PG_FUNCTION_INFO_V1(dp_statistic_new);
+PG_FUNCTION_INFO_V1(dp_statistic_reseal);
 
 static dp_statistic *
-statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+statistic_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
 {
 	dp_statistic layout;
 	dp_parse_error error;
@@ -42,6 +45,22 @@ statistic_from_bytes(const unsigned char *data, size_t length, bool binary, cons
 	return statistic;
 }
 
+static dp_statistic *
+statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+{
+	size_t		plain_length;
+	const unsigned char *plain = dp_sealed_open(DP_SEALED_STATISTIC, "dp_statistic", data,
+												length, &plain_length);
+	dp_statistic *statistic = statistic_from_plain(plain, plain_length, binary, text);
+
+	if (plain != data)
+	{
+		explicit_bzero((void *) plain, plain_length);
+		pfree((void *) plain);
+	}
+	return statistic;
+}
+
 dp_statistic *
 dp_statistic_from_datum(Datum datum)
 {
@@ -51,19 +70,39 @@ dp_statistic_from_datum(Datum datum)
 								VARSIZE_ANY_EXHDR(value), true, "");
 }
 
+/* Sealed, with a noise key per counter, as dp_counter_to_datum. */
 Datum
 dp_statistic_to_datum(const dp_statistic *statistic)
 {
 	size_t		length = dp_statistic_serialized_size(statistic);
-	bytea	   *value;
+	size_t		size = dp_statistic_size(statistic);
+	dp_statistic *stored = palloc(size);
+	unsigned char *plain;
+	Datum		result;
 
 	if (dp_statistic_check_storable(statistic) != DP_OK)
 		dp_report_status(DP_ERROR_OVERFLOW, NULL, &statistic->spec.mechanism);
-	value = palloc(VARHDRSZ + length);
+	if (!dp_sealing_installed())
+		return dp_unsealed_datum(NULL, statistic);
+	memcpy(stored, statistic, size);
+	for (int i = 0; i < stored->channel_count; i++)
+	{
+		dp_counter *counter = dp_statistic_counter(stored, i);
 
-	SET_VARSIZE(value, VARHDRSZ + length);
-	dp_statistic_serialize(statistic, (unsigned char *) VARDATA(value));
-	return PointerGetDatum(value);
+		if (!counter->has_noise_key)
+		{
+			dp_random_bytes(dp_backend_random(), counter->noise_key, DP_NOISE_KEY_BYTES);
+			counter->has_noise_key = true;
+		}
+	}
+	plain = palloc(length);
+	dp_statistic_serialize(stored, plain);
+	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length, DP_STATISTIC_PUBLIC_BYTES);
+	explicit_bzero(plain, length);
+	explicit_bzero(stored, size);
+	pfree(plain);
+	pfree(stored);
+	return result;
 }
 
 Datum
@@ -74,7 +113,13 @@ dp_statistic_in(PG_FUNCTION_ARGS)
 	dp_parse_error error;
 	dp_statistic *statistic;
 	size_t		size;
+	size_t		sealed_length;
+	const unsigned char *sealed = dp_sealed_from_text("dp_statistic", text, &sealed_length);
 
+	if (sealed)
+		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_STATISTIC, "dp_statistic", sealed,
+										sealed_length, false, text));
+	dp_check_unsealed_allowed("dp_statistic");
 	if (dp_statistic_parse(text, &layout, NULL, 0, &error) != DP_OK)
 		dp_report_parse_error("dp_statistic", text, &error, false);
 	size = dp_statistic_size(&layout);
@@ -87,11 +132,20 @@ dp_statistic_in(PG_FUNCTION_ARGS)
 Datum
 dp_statistic_out(PG_FUNCTION_ARGS)
 {
-	dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
-	char	   *buffer = palloc(dp_statistic_text_size(statistic));
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
 
-	dp_statistic_to_text(statistic, buffer);
-	PG_RETURN_CSTRING(buffer);
+	if (!dp_seal_claims((const unsigned char *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)))
+	{
+		dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+		char	   *buffer;
+
+		if (dp_sealing_installed())
+			PG_RETURN_CSTRING(dp_sealed_text(dp_statistic_to_datum(statistic)));
+		buffer = palloc(dp_statistic_text_size(statistic));
+		dp_statistic_to_text(statistic, buffer);
+		PG_RETURN_CSTRING(buffer);
+	}
+	PG_RETURN_CSTRING(dp_sealed_text(PointerGetDatum(value)));
 }
 
 Datum
@@ -99,10 +153,12 @@ dp_statistic_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buffer = (StringInfo) PG_GETARG_POINTER(0);
 	int			length = buffer->len - buffer->cursor;
-	const char *data = pq_getmsgbytes(buffer, length);
+	const unsigned char *data = (const unsigned char *) pq_getmsgbytes(buffer, length);
 
-	PG_RETURN_DATUM(dp_statistic_to_datum(statistic_from_bytes((const unsigned char *) data,
-															   length, true, "")));
+	if (dp_seal_claims(data, length))
+		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_STATISTIC, "dp_statistic", data, length,
+										true, ""));
+	PG_RETURN_DATUM(dp_statistic_to_datum(statistic_from_bytes(data, length, true, "")));
 }
 
 /* A NULL value is a step without an observation, as in the aggregates. */
@@ -303,4 +359,11 @@ dp_statistic_new(PG_FUNCTION_ARGS)
 	spec.upper = PG_GETARG_FLOAT8(2);
 	spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(3));
 	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_begin(CurrentMemoryContext, &spec)));
+}
+
+/* dp_reseal(state): as for dp_counter */
+Datum
+dp_statistic_reseal(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_from_datum(PG_GETARG_DATUM(0))));
 }

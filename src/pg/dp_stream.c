@@ -52,6 +52,7 @@ void		_PG_init(void);
 #define SEED_SETTING_NAME "dp_stream.seed"
 
 static char *seed_setting = NULL;
+bool		dp_read_unsealed = false;
 /* bumped whenever dp_stream.seed is assigned, so SET restarts the stream */
 static uint64 seed_generation = 0;
 
@@ -317,6 +318,20 @@ _PG_init(void)
 							   seed_check_hook,
 							   seed_assign_hook,
 							   NULL);
+	/*
+	 * Off by default: an unsealed value may have been edited by anyone who
+	 * could write it (zero noise, another epsilon), so reading one is a
+	 * superuser's deliberate act, for the upgrade from 0.5.0 (dp_reseal).
+	 */
+	DefineCustomBoolVariable("dp_stream.read_unsealed",
+							 "Lets dp_stream read states that are not sealed.",
+							 "States written before dp_stream 0.6.0 are not sealed; with this "
+							 "on, they are read so that dp_reseal() can rewrite them sealed.",
+							 &dp_read_unsealed,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dp_stream");
 }
 

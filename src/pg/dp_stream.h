@@ -14,6 +14,48 @@
 /* The noise source of this backend (dp_stream.c). */
 extern dp_random *dp_backend_random(void);
 
+/* dp_stream.read_unsealed: a superuser reads states written before sealing. */
+extern bool dp_read_unsealed;
+
+/* Secrets (dp_secret.c): sealing, opening and keyed noise. */
+extern bool dp_sealing_installed(void);
+extern void dp_secret_for_sealing(unsigned char *secret, uint64 *key_id);
+extern bool dp_secret_by_id(uint64 key_id, unsigned char *secret);
+extern void dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context,
+							   unsigned char *noise_key);
+
+/*
+ * Sealed values (dp_sealed.c).  dp_sealed_datum seals a core serialization
+ * whose first public_length bytes are public; dp_sealed_open returns the
+ * serialization inside stored bytes, after authenticating them, or the
+ * bytes themselves for an unsealed value when dp_stream.read_unsealed is on.
+ */
+extern Datum dp_sealed_datum(int kind, const unsigned char *plain, size_t plain_length,
+							 size_t public_length);
+extern const unsigned char *dp_sealed_open(int kind, const char *type_name,
+										   const unsigned char *data, size_t length,
+										   size_t *plain_length);
+/* Text form: "sealed:" and the base64 of the sealed bytes. */
+extern char *dp_sealed_text(Datum datum);
+/* The sealed bytes of a text form; NULL when the text is not a sealed one. */
+extern const unsigned char *dp_sealed_from_text(const char *type_name, const char *text,
+												size_t *length);
+/* The unsealed form, for databases whose extension predates 0.6.0. */
+extern Datum dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic);
+/* A sealed value typed in or received, checked for form and stored as it is. */
+extern Datum dp_sealed_input(int kind, const char *type_name, const unsigned char *data,
+							 size_t length, bool binary, const char *text);
+/* Raises 42501 for an unsealed value unless dp_stream.read_unsealed is on. */
+extern void dp_check_unsealed_allowed(const char *type_name);
+
+/*
+ * Starts a counter or statistic for `mechanism` (validated), with the noise
+ * key of a keyed mechanism (checked to be registered), else with the
+ * caller's random stream.
+ */
+extern dp_status dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism,
+								  const char **field);
+
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
 extern void dp_report_status(dp_status status, const char *field,
 							 const dp_mechanism *mechanism) pg_attribute_noreturn();
@@ -60,7 +102,7 @@ typedef struct DpMechanismDatum
 	dp_mechanism mechanism;
 } DpMechanismDatum;
 
-#define DP_MECHANISM_DATUM_VERSION 2	/* 1: dp_stream 0.1.0, no block field */
+#define DP_MECHANISM_DATUM_VERSION 3	/* 1: 0.1.0, no block; 2: 0.2.0-0.5.0, no key */
 
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);

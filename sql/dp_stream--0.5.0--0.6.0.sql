@@ -1,0 +1,178 @@
+-- dp_stream 0.5.0 -> 0.6.0: sealed states, keyed (repeatable) noise, the key
+-- registry, roles for administrators and readers.  See docs/threat_model.md
+-- ("Sealed states"), docs/keyed_noise.md and docs/managed_streams.md.
+
+\echo Use "ALTER EXTENSION dp_stream UPDATE TO '0.6.0'" to load this file. \quit
+
+-- Secrets: 32 random bytes from the operating system, and random ids, so
+-- that the rows a restored dump brings back never collide with the fresh
+-- ones its CREATE EXTENSION made.
+CREATE FUNCTION dp_stream.random_secret() RETURNS bytea
+    AS 'MODULE_PATHNAME', 'dp_random_secret' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+CREATE FUNCTION dp_stream.random_id() RETURNS bigint
+    AS 'MODULE_PATHNAME', 'dp_random_id' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+REVOKE ALL ON FUNCTION dp_stream.random_secret() FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.random_id() FROM PUBLIC;
+
+CREATE TABLE dp_stream.secrets (
+    id bigint PRIMARY KEY,
+    purpose text NOT NULL CHECK (purpose IN ('seal', 'noise')),
+    secret bytea NOT NULL CHECK (length(secret) = 32),
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+REVOKE ALL ON dp_stream.secrets FROM PUBLIC;
+COMMENT ON TABLE dp_stream.secrets IS
+    'the database''s sealing and noise secrets: superusers only; dumped with the database';
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.secrets', '');
+INSERT INTO dp_stream.secrets (id, purpose, secret)
+VALUES (dp_stream.random_id(), 'seal', dp_stream.random_secret()),
+       (dp_stream.random_id(), 'noise', dp_stream.random_secret());
+
+CREATE FUNCTION dp_stream.rotate_secret() RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  new_id bigint := dp_stream.random_id();
+BEGIN
+  INSERT INTO dp_stream.secrets (id, purpose, secret)
+  VALUES (new_id, 'seal', dp_stream.random_secret());
+  -- the catalog's states move to the new secret at once; values in other
+  -- tables keep opening under the old one until they are resealed
+  UPDATE dp_stream.streams
+     SET counter = @extschema@.dp_reseal(counter),
+         statistic_state = @extschema@.dp_reseal(statistic_state);
+  RETURN new_id;
+END $$;
+COMMENT ON FUNCTION dp_stream.rotate_secret() IS
+    'creates a new sealing secret, reseals the stream catalog under it and returns its id (superusers)';
+REVOKE ALL ON FUNCTION dp_stream.rotate_secret() FROM PUBLIC;
+
+CREATE FUNCTION dp_stream.drop_secret(secret_id bigint) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s dp_stream.secrets;
+BEGIN
+  SELECT * INTO s FROM dp_stream.secrets WHERE id = secret_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'dp_stream secret % does not exist', secret_id USING ERRCODE = 'undefined_object';
+  END IF;
+  IF s.purpose = 'noise' THEN
+    RAISE EXCEPTION 'a noise secret cannot be dropped'
+      USING ERRCODE = 'object_in_use',
+            DETAIL = 'Every keyed release depends on it: without it, the same data would be released again with new noise.';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM dp_stream.secrets t
+                 WHERE t.purpose = 'seal' AND (t.created_at, t.id) > (s.created_at, s.id)) THEN
+    RAISE EXCEPTION 'the newest sealing secret cannot be dropped'
+      USING ERRCODE = 'object_in_use', HINT = 'Rotate first: SELECT dp_stream.rotate_secret().';
+  END IF;
+  DELETE FROM dp_stream.secrets WHERE id = secret_id;
+END $$;
+COMMENT ON FUNCTION dp_stream.drop_secret(bigint) IS
+    'drops an old sealing secret; values still sealed under it no longer open (superusers)';
+REVOKE ALL ON FUNCTION dp_stream.drop_secret(bigint) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.dp_reseal(state @extschema@.dp_counter) RETURNS @extschema@.dp_counter
+    AS 'MODULE_PATHNAME', 'dp_counter_reseal' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+CREATE FUNCTION @extschema@.dp_reseal(state @extschema@.dp_statistic) RETURNS @extschema@.dp_statistic
+    AS 'MODULE_PATHNAME', 'dp_statistic_reseal' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.dp_reseal(@extschema@.dp_counter) IS
+    'the same state sealed under the newest secret (after a rotation, or for a state written before 0.6.0)';
+COMMENT ON FUNCTION @extschema@.dp_reseal(@extschema@.dp_statistic) IS
+    'the same state sealed under the newest secret (after a rotation, or for a state written before 0.6.0)';
+
+-- The catalog's states were written unsealed by 0.5.0: seal them now.
+SELECT pg_catalog.set_config('dp_stream.read_unsealed', 'on', true);
+UPDATE dp_stream.streams
+   SET counter = @extschema@.dp_reseal(counter),
+       statistic_state = @extschema@.dp_reseal(statistic_state);
+SELECT pg_catalog.set_config('dp_stream.read_unsealed', 'off', true);
+
+-- Keyed noise: a key is registered once, with its mechanism, and charged.
+CREATE FUNCTION @extschema@.dp_keyed(mechanism @extschema@.dp_mechanism, key text)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_keyed_option' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_keyed(@extschema@.dp_mechanism, text) IS
+    'the mechanism with repeatable noise under a registered key: the same data always gives the same releases';
+
+CREATE TABLE dp_stream.keys (
+    key text PRIMARY KEY,
+    mechanism @extschema@.dp_mechanism NOT NULL,
+    dataset text REFERENCES dp_stream.budgets (dataset),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    created_by name NOT NULL DEFAULT session_user
+);
+REVOKE ALL ON dp_stream.keys FROM PUBLIC;
+COMMENT ON TABLE dp_stream.keys IS 'keys of keyed noise, each with the one mechanism it may be used with';
+SELECT pg_catalog.pg_extension_config_dump('dp_stream.keys', '');
+CREATE TRIGGER keys_append_only BEFORE UPDATE OR DELETE ON dp_stream.keys
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
+CREATE TRIGGER keys_no_truncate BEFORE TRUNCATE ON dp_stream.keys
+    FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
+
+CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism,
+                                     dataset text DEFAULT NULL)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  keyed @extschema@.dp_mechanism;
+BEGIN
+  IF key IS NULL OR mechanism IS NULL THEN
+    RAISE EXCEPTION 'key and mechanism must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  keyed := @extschema@.dp_keyed(mechanism, key);
+  INSERT INTO dp_stream.keys (key, mechanism, dataset) VALUES (key, keyed, dataset);
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(keyed), format('key %s', key));
+  END IF;
+  RETURN keyed;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'key "%" already exists', key
+    USING ERRCODE = 'duplicate_object',
+          HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
+END $$;
+COMMENT ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text) IS
+    'registers a key for keyed noise with its mechanism, charges its epsilon once, returns the keyed mechanism';
+REVOKE ALL ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text) FROM PUBLIC;
+
+-- What administrators and readers see of the catalog: no state.
+CREATE VIEW dp_stream.stream_list AS
+  SELECT name, statistic, mechanism, lower, upper, first_period, period_length, steps,
+         first_period + period_length * steps AS next_period, created_at, created_by
+  FROM dp_stream.streams;
+COMMENT ON VIEW dp_stream.stream_list IS 'the managed streams, without their states';
+
+CREATE VIEW dp_stream.spending AS
+  SELECT c.dataset, c.epsilon, c.purpose, c.charged_by, c.charged_at,
+         b.total_epsilon - sum(c.epsilon) OVER (PARTITION BY c.dataset ORDER BY c.id)
+           AS remaining_after
+  FROM dp_stream.charges c JOIN dp_stream.budgets b USING (dataset);
+COMMENT ON VIEW dp_stream.spending IS 'every charge: how much, on what, by whom, when, and what was left';
+
+-- Roles.  Cluster-wide, so created only when missing (another database may
+-- have made them); DROP EXTENSION leaves them.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'dp_stream_admin') THEN
+    CREATE ROLE dp_stream_admin NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'dp_stream_reader') THEN
+    CREATE ROLE dp_stream_reader NOLOGIN;
+  END IF;
+END $$;
+COMMENT ON ROLE dp_stream_admin IS 'dp_stream: creates and advances streams, registers keys, manages budgets';
+COMMENT ON ROLE dp_stream_reader IS 'dp_stream: reads releases and the list of streams';
+
+GRANT SELECT ON dp_stream.releases, dp_stream.stream_list TO dp_stream_reader, dp_stream_admin;
+GRANT SELECT ON dp_stream.budgets, dp_stream.charges, dp_stream.spending, dp_stream.keys
+    TO dp_stream_admin;
+GRANT EXECUTE ON FUNCTION
+    dp_stream.create_stream(text, text, @extschema@.dp_mechanism, float8, float8, timestamp, interval, text),
+    dp_stream.advance(text, timestamp, float8),
+    dp_stream.create_budget(text, float8),
+    dp_stream.charge(text, float8, text),
+    dp_stream.budget(text),
+    dp_stream.create_key(text, @extschema@.dp_mechanism, text)
+    TO dp_stream_admin;
