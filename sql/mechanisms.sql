@@ -63,12 +63,14 @@ BEGIN
   SELECT dp_count(n, m ORDER BY day) INTO by_aggregate FROM events;
   PERFORM set_config('dp_stream.seed', 'forms', false);
   SELECT dp_estimate(dp_count_state(n, m ORDER BY day)) INTO by_state FROM events;
-  -- stored after 29 steps (through text) and continued with the last value
-  PERFORM set_config('dp_stream.seed', 'forms', false);
+  -- stored after 29 steps (through text) and continued with the last value:
+  -- a stored state draws its later noise under its own key, so its two
+  -- continuations with the same value agree (forks gain nothing)
   SELECT dp_estimate(dp_push(s::text::dp_counter, (SELECT n FROM events WHERE day = 30)))
+         - dp_estimate(dp_push(s, (SELECT n FROM events WHERE day = 30)))
     INTO by_push
     FROM (SELECT dp_count_state(n, m ORDER BY day) AS s FROM events WHERE day < 30) x;
-  RETURN by_window = by_aggregate AND by_aggregate = by_state AND by_state = by_push;
+  RETURN by_window = by_aggregate AND by_aggregate = by_state AND by_push = 0;
 END $$;
 SELECT name, forms_agree(m) FROM (VALUES
   ('binary', dp_binary(1, 30, 2)), ('simple_i', dp_simple_i(1, 30, 2)),
@@ -85,13 +87,20 @@ FROM (SELECT c, coalesce(lag(c) OVER (PARTITION BY k ORDER BY day), 0) AS prev
       FROM (SELECT k, day, dp_count(n, dp_consistent(dp_hybrid(0.5, 2))) OVER (PARTITION BY k ORDER BY day) AS c
             FROM events, generate_series(1, 50) k) x) y;
 
--- stored states: text forms carry the options; 0.1.0 (v1) text still reads
+-- stored states are sealed: their text shows nothing but the sealed bytes,
+-- and the options travel inside; 0.1.0 (v1) text still reads on the
+-- superuser's upgrade path
 SET dp_stream.seed = 'states';
-SELECT dp_count_state(n, dp_consistent(dp_pan_private(dp_two_level(1, 30, 4, 2))) ORDER BY day) FROM events;
-SELECT dp_count_state(n, dp_ppcum(1, 30, 2) ORDER BY day) FROM events;
-SELECT dp_steps(s), dp_estimate(s), dp_mechanism(s)
+SELECT left(s::text, 7) AS text_form, dp_steps(s), dp_mechanism(s)
+FROM (SELECT dp_count_state(n, dp_consistent(dp_pan_private(dp_two_level(1, 30, 4, 2))) ORDER BY day) AS s
+      FROM events) x;
+SELECT left(s::text, 7) AS text_form, dp_steps(s), dp_mechanism(s)
+FROM (SELECT dp_count_state(n, dp_ppcum(1, 30, 2) ORDER BY day) AS s FROM events) x;
+SET dp_stream.read_unsealed = on;
+SELECT dp_steps(s), dp_estimate(s), dp_mechanism(s), left(s::text, 7) AS now_sealed
 FROM (SELECT 'v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=3 nodes=[10,20,-5]'::dp_counter AS s) x;
 SELECT dp_estimate(dp_push('v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=3 nodes=[10,20,-5]'::dp_counter, 1)) IS NOT NULL AS v1_state_continues;
+RESET dp_stream.read_unsealed;
 
 -- error bounds from the mechanism alone (no noise drawn)
 SELECT name, round(dp_error_bound(m, s)::numeric, 1) AS bound_95

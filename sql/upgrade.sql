@@ -1,7 +1,8 @@
 -- Upgrading from 0.1.0 keeps stored mechanisms and states usable.  (The
--- objects are 0.1.0's; the library is the current one, so stored bytes are
--- in the current format.  Reading 0.1.0's version-1 bytes and text is
--- tested in test/unit/test_binary.c and sql/mechanisms.sql.)
+-- objects are 0.1.0's; the library is the current one, which writes states
+-- unsealed, in the current format, until the database's extension reaches
+-- 0.6.0, as the older libraries did.  Reading 0.1.0's version-1 bytes and
+-- text is tested in test/unit/test_binary.c and sql/mechanisms.sql.)
 DROP EXTENSION IF EXISTS dp_stream CASCADE;
 CREATE EXTENSION dp_stream VERSION '0.1.0';
 SET dp_stream.seed = 'upgrade';
@@ -15,11 +16,30 @@ SELECT m, dp_steps(s), dp_estimate(s), dp_mechanism(s)::text = m::text AS same_m
 SELECT dp_steps(dp_push(s, 1)) AS continued FROM kept;
 SELECT dp_count(1, m) IS NOT NULL AS counted FROM kept;
 SELECT dp_hybrid(1) IS NOT NULL AS new_functions_present;
--- and on to 0.3.0 (sums, averages, variances): the stored counters still work
+-- and on to 0.5.0 (sums, averages, variances, managed streams): the stored
+-- counters still work, and a managed stream keeps an unsealed state
+ALTER EXTENSION dp_stream UPDATE TO '0.5.0';
+SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
+SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_5_0 FROM kept;
+SELECT dp_sum(v, 0, 10, dp_binary(1, 100)) IS NOT NULL AS sums_present FROM generate_series(1, 10) v;
+SELECT dp_stream.create_stream('visits', 'count', dp_binary(1, 100), first_period => '2026-01-01');
+SELECT step FROM dp_stream.advance('visits', '2026-01-01', 3);
+SELECT step FROM dp_stream.advance('visits', '2026-01-02', 4);
+SELECT left(counter::text, 3) AS unsealed_catalog_state FROM dp_stream.streams;
+-- 0.6.0 seals: the update seals the catalog's states; the stream continues
 ALTER EXTENSION dp_stream UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
-SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_3_0 FROM kept;
-SELECT dp_sum(v, 0, 10, dp_binary(1, 100)) IS NOT NULL AS sums_present FROM generate_series(1, 10) v;
+SELECT left(counter::text, 7) AS sealed_catalog_state, dp_steps(counter) FROM dp_stream.streams;
+SELECT step FROM dp_stream.advance('visits', '2026-01-03', 5);
+-- a state in a user's table stays unsealed and is refused until a superuser
+-- reseals it (dp_stream.read_unsealed, then dp_reseal)
+\set VERBOSITY terse
+SELECT dp_steps(s) FROM kept;
+\set VERBOSITY default
+SET dp_stream.read_unsealed = on;
+UPDATE kept SET s = dp_reseal(s);
+RESET dp_stream.read_unsealed;
+SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_6_0, left(s::text, 7) AS sealed FROM kept;
 -- the upgraded schema matches a fresh install (0.1.0's script plus the
 -- update scripts, chosen by CREATE EXTENSION): same functions
 CREATE TEMP TABLE upgraded AS

@@ -363,25 +363,28 @@ is "d: the reader cannot read the raw events or the states, nor advance a stream
   "ERROR:  42501 ERROR:  42501 ERROR:  42501 "
 
 # ---- e) through the cron worker ----
-# wait_runs JOBID MIN_START: seconds until a run of JOBID that started at or
-# after MIN_START (epoch) has ended, at most 75 s; prints them, or "timeout"
+# wait_runs JOBID MIN_START: waits until a run of JOBID that started at or
+# after MIN_START (epoch) has ended, at most 75 s; sets waited to the
+# seconds waited, or "75 (timeout)".  (Not in a command substitution, so
+# that Ctrl-C or TERM stop the script within a second.)
+waited=""
 wait_runs() {
   local t0=$SECONDS
   while [ $((SECONDS - t0)) -lt 75 ]; do
     if [ "$(qas postgres live "SELECT count(*) FROM cron.job_run_details
               WHERE jobid = '$1' AND status IN ('succeeded', 'failed')
                 AND start_time >= to_timestamp($2)")" != 0 ]; then
-      echo $((SECONDS - t0)); return 0
+      waited=$((SECONDS - t0)); return 0
     fi
     sleep 1
   done
-  echo timeout; return 1
+  waited="75 (timeout)"; return 1
 }
 runs() {  # runs JOBID MIN_START: the statuses (and messages) of its runs that started at or after MIN_START
   qas postgres live "SELECT coalesce(string_agg(DISTINCT status || coalesce(' (' || nullif(return_message, '1 row') || ')', ''), ', '), 'none')
                      FROM cron.job_run_details WHERE jobid = '$1' AND start_time >= to_timestamp($2)"
 }
-waited=$(wait_runs "$job1" "$scheduled_at")
+wait_runs "$job1" "$scheduled_at"
 echo "# e: the first run of publish-daily ended ${waited} s after parts a to d ($(( $(date +%s) - scheduled_at )) s after scheduling)"
 first_run=$(qas postgres live "SELECT runid FROM cron.job_run_details WHERE jobid = '$job1' ORDER BY runid LIMIT 1")
 is "e: pg_cron ran publish-daily as reporting_job within 75 s, and the run succeeded" \
@@ -399,7 +402,7 @@ is "e: the release for yesterday ($run_day) exists exactly once, as step 1, made
 dup_at=$(date +%s)
 job2=$(qas reporting_job live \
   "SELECT cron.schedule('publish-daily-duplicate', '* * * * *', \$\$SELECT publish_daily(current_date)\$\$)")
-waited=$(wait_runs "$job2" "$dup_at")
+wait_runs "$job2" "$dup_at"
 sleep 2  # the run of publish-daily at the same minute ends as well
 echo "# e: the duplicated job's first run ended after ${waited} s"
 is "e: at the next minute, both schedules ran the job and succeeded" \

@@ -133,10 +133,11 @@ dp_sealed_from_text(const char *type_name, const char *text, size_t *length)
 }
 
 /*
- * A sealed value as typed in or received: its header and lengths are
- * checked, but it is stored as it is and opened only when used, so that
- * pg_restore can load tables holding states before or after the secrets
- * that open them.
+ * A sealed value as typed in or received.  When this database has its
+ * secret, it is opened and authenticated at once, so a forged or edited
+ * value is refused where it enters; otherwise only its header and lengths
+ * are checked and it is opened when used, so that pg_restore can load a
+ * table of states before the secrets that open them.  It is stored as it is.
  */
 Datum
 dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size_t length,
@@ -145,9 +146,21 @@ dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size
 	dp_seal_info info;
 	dp_parse_error error;
 	bytea	   *value;
+	unsigned char secret[DP_SEAL_KEY_BYTES];
 
 	if (dp_seal_peek(data, length, (dp_sealed_kind) kind, &info, &error) != DP_OK)
 		dp_report_parse_error(type_name, text, &error, binary);
+	if (dp_sealing_installed() && dp_secret_by_id(info.key_id, secret))
+	{
+		unsigned char *plain = palloc(info.plain_length > 0 ? info.plain_length : 1);
+		dp_status	status = dp_seal_open(data, length, &info, secret, plain, &error);
+
+		explicit_bzero(secret, sizeof(secret));
+		explicit_bzero(plain, info.plain_length);
+		pfree(plain);
+		if (status != DP_OK)
+			dp_report_parse_error(type_name, text, &error, binary);
+	}
 	value = palloc(VARHDRSZ + length);
 	SET_VARSIZE(value, VARHDRSZ + length);
 	memcpy(VARDATA(value), data, length);

@@ -1,6 +1,6 @@
 -- Every class of bad input raises an error with the right SQLSTATE.
 BEGIN;
-SELECT plan(27);
+SELECT plan(28);
 
 SELECT throws_ok($$SELECT dp_binary(0, 365)$$, '22023', NULL, 'epsilon 0: 22023');
 SELECT throws_ok($$SELECT dp_binary(-0.5, 365)$$, '22023', NULL, 'negative epsilon: 22023');
@@ -16,6 +16,10 @@ SELECT lives_ok($$SELECT dp_binary(0.0000000000009094947017729282, 4611686018427
 
 SELECT throws_ok($$SELECT 'binary(epsilon=1'::dp_mechanism$$, '22P02', NULL, 'truncated mechanism text: 22P02');
 SELECT throws_ok($$SELECT 'binary(epsilon=0,horizon=3)'::dp_mechanism$$, '22P02', NULL, 'mechanism text out of range: 22P02');
+-- an unsealed state is refused unless a superuser reads it for the upgrade
+SELECT throws_ok($$SELECT 'v1 binary(epsilon=1,horizon=2,max_per_step=1) steps=0 nodes=[0,0]'::dp_counter$$,
+                 '42501', 'unsealed dp_counter value refused', 'unsealed state text: 42501');
+SET dp_stream.read_unsealed = on;
 SELECT throws_ok($$SELECT 'v1 binary(epsilon=1,horizon=2) steps=1'::dp_counter$$, '22P02',
                  NULL, 'truncated state text: 22P02');
 SELECT throws_ok($$SELECT 'v1 binary(epsilon=1,horizon=2) steps=1 nodes=[1,2,3]'::dp_counter$$, '22P02',
@@ -25,6 +29,7 @@ SELECT throws_ok($$SELECT dp_count(1, dp_binary(1, 3)) FROM generate_series(1, 4
                  'binary mechanism horizon of 3 time steps exceeded', 'step T + 1 in an aggregate: 54000, names T');
 SELECT throws_ok($$SELECT dp_push('v1 binary(epsilon=1,horizon=1,max_per_step=1) steps=1 nodes=[5]'::dp_counter, 1)$$,
                  '54000', NULL, 'a state pushed past its horizon: 54000');
+RESET dp_stream.read_unsealed;
 SELECT throws_ok($$SELECT dp_count(1, dp_binary(1, 9)) OVER (ORDER BY g ROWS 1 PRECEDING) FROM generate_series(1, 3) g$$,
                  '42P20', NULL, 'a frame whose start moves: 42P20');
 SELECT throws_ok($$SELECT dp_count(1, dp_binary(1, 9)) OVER (ORDER BY g RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM generate_series(1, 3) g$$,
