@@ -85,7 +85,8 @@ GRANT SELECT ON dp_stream.releases TO dashboard;
 "
 # ========================================================================
 
-# The walkthrough of docs/publishing.md, run in each database as the
+# The walkthrough of docs/publishing.md (the same objects and names), run in
+# each database as the
 # administrator (the extension's owner); :first_period is the stream's first
 # day.  The job role reads the raw events and advances the stream; the
 # reader reads releases only.
@@ -114,7 +115,8 @@ GRANT EXECUTE ON FUNCTION publish_daily(date) TO reporting_job;
 GRANT SELECT ON admissions TO reporting_job;
 $dp_grants"
 
-# admissions: setseed makes them the same on every run; 0 to 40 a day
+# admissions: setseed makes them the same on every run; 0 to 40 a day (the
+# reference to d makes the inner series run again for every day)
 events_sql() {  # events_sql FIRST_DAY LAST_DAY
   echo "SELECT setseed(0.25);
 INSERT INTO admissions (admitted_at, patient_id)
@@ -225,6 +227,7 @@ stored() {  # stored PERIOD: the stored release of a day
 job() {  # job TODAY: one run of the job as the job role, its release
   qas reporting_job sim "SELECT format('%s|%s|%s|%s', step, period, estimate, released_at) FROM publish_daily('$1')"
 }
+# what the year's call for today = 2025-07-01 (the 181st) returned
 first_call=$(sed -n 181p "$DP_CLUSTER_DIR/year.out")
 is "b: a retry of a published day (2025-06-30) returns the identical release: same step, estimate and released_at as the first call" \
   "$(job 2025-07-01)" "$first_call"
