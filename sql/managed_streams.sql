@@ -35,12 +35,16 @@ SELECT step, period FROM dp_stream.advance('admissions', '2026-01-03', 100);
 SELECT * FROM dp_stream.advance('admissions', '2026-01-06 12:00', 7);
 SELECT steps FROM dp_stream.streams WHERE name = 'admissions';
 
--- a rolled-back advance leaves no release and no state change
+-- a rolled-back advance leaves no release and no state change; a job that
+-- saw its release, rolled back and retries gets the same release (the
+-- state's noise is keyed: no fresh noise to average)
 BEGIN;
-SELECT step FROM dp_stream.advance('admissions', '2026-01-06', 3);
+SELECT estimate AS seen_before_rollback FROM dp_stream.advance('admissions', '2026-01-06', 3) \gset
 ROLLBACK;
 SELECT steps, (SELECT count(*) FROM dp_stream.releases WHERE stream = 'admissions') AS releases
 FROM dp_stream.streams WHERE name = 'admissions';
+SELECT estimate = :seen_before_rollback AS retry_releases_the_same
+FROM dp_stream.advance('admissions', '2026-01-06', 3);
 
 -- statistics: a summary gives every field, an average its error bound
 SELECT step, (summary).count IS NOT NULL AS count, (summary).sum IS NOT NULL AS sum,

@@ -86,10 +86,9 @@ GRANT SELECT ON dp_stream.releases TO dashboard;
 # ========================================================================
 
 # The walkthrough of docs/publishing.md (the same objects and names), run in
-# each database as the
-# administrator (the extension's owner); :first_period is the stream's first
-# day.  The job role reads the raw events and advances the stream; the
-# reader reads releases only.
+# each database as the administrator (the extension's owner); :first_period
+# is the stream's first day.  The job role reads the raw events and advances
+# the stream; the reader reads releases only.
 setup_sql="
 CREATE EXTENSION dp_stream;
 CREATE TABLE admissions (
