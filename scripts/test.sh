@@ -134,6 +134,18 @@ grep -E '^# load [a-z_]+ \(' "$log_dir/managed_streams.tap" | sed 's/^# /  /'
 echo "managed_streams: $(grep -cE '^ok' "$log_dir/managed_streams.tap") ok, $(grep -cE '^not ok' "$log_dir/managed_streams.tap") not ok"
 [ "$managed_streams_status" -ne 0 ] && grep -E '^(# |Bail)' "$log_dir/managed_streams.tap" | head -20
 
+# Publishing a daily statistic from scheduled jobs (docs/publishing.md):
+# test/cron.sh runs a year of daily jobs, retries, concurrent duplicates and
+# materialized views, then pg_cron's worker in a throwaway cluster of its own
+# (pg_cron must be preloaded).  About 1 to 2 minutes: it waits for minute
+# boundaries, pg_cron's smallest schedule.
+echo "== scheduled jobs: pg_cron end to end (test/cron.sh)"
+test/cron.sh >"$log_dir/cron.tap" 2>&1
+cron_status=$?
+count_tap "$log_dir/cron.tap" "$cron_status" cron
+echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
+[ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
+
 echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null

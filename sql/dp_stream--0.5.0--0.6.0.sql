@@ -82,6 +82,81 @@ COMMENT ON FUNCTION @extschema@.dp_reseal(@extschema@.dp_counter) IS
 COMMENT ON FUNCTION @extschema@.dp_reseal(@extschema@.dp_statistic) IS
     'the same state sealed under the newest secret (after a rotation, or for a state written before 0.6.0)';
 
+-- Repeatable states: their noise is keyed by a random key of their own, so
+-- two continuations pushed with the same values agree (and a retried
+-- advance releases what the rolled-back one showed).  Managed streams use
+-- them; for states others may hold, see docs/keyed_noise.md.
+CREATE FUNCTION @extschema@.dp_counter_new(mechanism @extschema@.dp_mechanism, repeatable boolean)
+    RETURNS @extschema@.dp_counter
+    AS 'MODULE_PATHNAME', 'dp_counter_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.dp_counter_new(@extschema@.dp_mechanism, boolean) IS
+    'a counter state at step 0; repeatable: its forks pushed with the same values agree';
+CREATE FUNCTION @extschema@.dp_statistic_new(statistic text, lower float8, upper float8,
+                                              mechanism @extschema@.dp_mechanism, repeatable boolean)
+    RETURNS @extschema@.dp_statistic
+    AS 'MODULE_PATHNAME', 'dp_statistic_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.dp_statistic_new(text, float8, float8, @extschema@.dp_mechanism, boolean) IS
+    'a sum, average or variance state at step 0; repeatable: its forks pushed with the same values agree';
+
+-- who made each release (NULL for releases made before 0.6.0)
+ALTER TABLE dp_stream.releases ADD COLUMN released_by name;
+ALTER TABLE dp_stream.releases ALTER COLUMN released_by SET DEFAULT session_user;
+
+-- Managed streams start from repeatable states (the rest as in 0.5.0).
+CREATE OR REPLACE FUNCTION dp_stream.create_stream(
+    name text,
+    statistic text,
+    mechanism @extschema@.dp_mechanism,
+    lower float8 DEFAULT NULL,
+    upper float8 DEFAULT NULL,
+    first_period timestamp DEFAULT date_trunc('day', localtimestamp),
+    period_length interval DEFAULT interval '1 day',
+    dataset text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF name IS NULL OR statistic IS NULL OR mechanism IS NULL OR first_period IS NULL
+     OR period_length IS NULL THEN
+    RAISE EXCEPTION 'dp_stream.create_stream arguments must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF period_length <= interval '0' THEN
+    RAISE EXCEPTION 'period_length must be positive' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF statistic = 'count' THEN
+    IF lower IS NOT NULL OR upper IS NOT NULL THEN
+      RAISE EXCEPTION 'a count stream takes no bounds'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A count clamps each period into [0, max_per_step] of its mechanism.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, first_period, period_length, counter)
+    VALUES (name, statistic, mechanism, first_period, period_length,
+            @extschema@.dp_counter_new(mechanism, true));
+  ELSIF statistic IN ('sum', 'average', 'variance', 'summary') THEN
+    IF lower IS NULL OR upper IS NULL THEN
+      RAISE EXCEPTION 'a % stream needs lower and upper', statistic
+        USING ERRCODE = 'null_value_not_allowed',
+              HINT = 'Pass the range every value is clamped into.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, lower, upper, first_period,
+                                   period_length, statistic_state)
+    VALUES (name, statistic, mechanism, lower, upper, first_period, period_length,
+            @extschema@.dp_statistic_new(CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END,
+                                         lower, upper, mechanism, true));
+  ELSE
+    RAISE EXCEPTION 'unknown statistic "%"', statistic
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use count, sum, average, variance or summary.';
+  END IF;
+  -- a stream spends its epsilon once, for all its periods: charged now
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(mechanism), format('stream %s', name));
+  END IF;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'stream "%" already exists', name USING ERRCODE = 'duplicate_object';
+END $$;
+
 -- The catalog's states were written unsealed by 0.5.0: seal them now.
 SELECT pg_catalog.set_config('dp_stream.read_unsealed', 'on', true);
 UPDATE dp_stream.streams
@@ -99,6 +174,7 @@ COMMENT ON FUNCTION @extschema@.dp_keyed(@extschema@.dp_mechanism, text) IS
 CREATE TABLE dp_stream.keys (
     key text PRIMARY KEY,
     mechanism @extschema@.dp_mechanism NOT NULL,
+    used_by regrole NOT NULL,
     dataset text REFERENCES dp_stream.budgets (dataset),
     created_at timestamptz NOT NULL DEFAULT now(),
     created_by name NOT NULL DEFAULT session_user
@@ -111,8 +187,12 @@ CREATE TRIGGER keys_append_only BEFORE UPDATE OR DELETE ON dp_stream.keys
 CREATE TRIGGER keys_no_truncate BEFORE TRUNCATE ON dp_stream.keys
     FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
 
+-- used_by: the role whose members may draw noise under the key (by default
+-- the role that registers it).  Nobody else may: whoever can compute a
+-- keyed release over data of their choosing can test guesses about the
+-- real data (docs/keyed_noise.md).
 CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism,
-                                     dataset text DEFAULT NULL)
+                                     dataset text DEFAULT NULL, used_by regrole DEFAULT NULL)
 RETURNS @extschema@.dp_mechanism
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -122,8 +202,13 @@ BEGIN
   IF key IS NULL OR mechanism IS NULL THEN
     RAISE EXCEPTION 'key and mechanism must not be null' USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  IF used_by IS NOT NULL AND NOT pg_catalog.pg_has_role(session_user, used_by, 'MEMBER') THEN
+    RAISE EXCEPTION 'a key can be registered only for a role one is a member of'
+      USING ERRCODE = 'insufficient_privilege';
+  END IF;
   keyed := @extschema@.dp_keyed(mechanism, key);
-  INSERT INTO dp_stream.keys (key, mechanism, dataset) VALUES (key, keyed, dataset);
+  INSERT INTO dp_stream.keys (key, mechanism, used_by, dataset)
+  VALUES (key, keyed, coalesce(used_by, session_user::regrole), dataset);
   IF dataset IS NOT NULL THEN
     PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(keyed), format('key %s', key));
   END IF;
@@ -133,9 +218,9 @@ EXCEPTION WHEN unique_violation THEN
     USING ERRCODE = 'duplicate_object',
           HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
 END $$;
-COMMENT ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text) IS
-    'registers a key for keyed noise with its mechanism, charges its epsilon once, returns the keyed mechanism';
-REVOKE ALL ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text) FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole) IS
+    'registers a key for keyed noise with its mechanism and the role that may use it, charges its epsilon once, returns the keyed mechanism';
+REVOKE ALL ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole) FROM PUBLIC;
 
 -- What administrators and readers see of the catalog: no state.
 CREATE VIEW dp_stream.stream_list AS
@@ -174,5 +259,5 @@ GRANT EXECUTE ON FUNCTION
     dp_stream.create_budget(text, float8),
     dp_stream.charge(text, float8, text),
     dp_stream.budget(text),
-    dp_stream.create_key(text, @extschema@.dp_mechanism, text)
+    dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole)
     TO dp_stream_admin;

@@ -79,18 +79,24 @@ SET dp_stream.read_unsealed = on;
 SELECT dp_steps('v2 binary(epsilon=1,horizon=4,max_per_step=1) steps=1 nodes=[0,0,0]'::dp_counter) AS superuser_reads;
 RESET dp_stream.read_unsealed;
 
--- 3. Forks of a stored state pushed with the same value are identical (its
--- noise is keyed by the state's own secret key, the step and the data), so
--- averaging forks gains nothing; other values give other releases.
+-- 3. Forks.  A repeatable state (managed streams use them) draws its noise
+-- under a random key of its own, sealed inside it: forks pushed with the
+-- same value are identical, so averaging forks gains nothing; other values
+-- give other releases.  An ordinary state draws fresh noise on every push
+-- (then whoever holds it can compute no release twice, and averaging its
+-- forks reveals no more than one snapshot: the pan-private bound).
 CREATE TABLE stored AS
-  SELECT dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64))), 1), 0), 1) AS s;
+  SELECT dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64)), true), 1), 0), 1) AS s,
+         dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64))), 1), 0), 1) AS ordinary;
 SELECT count(DISTINCT dp_estimate(dp_push(s, 1))) AS releases_of_50_forks,
-       count(DISTINCT dp_estimate(dp_push(dp_push(s, 1), 1))) AS two_steps_on
+       count(DISTINCT dp_estimate(dp_push(dp_push(s, 1), 1))) AS two_steps_on,
+       count(DISTINCT dp_estimate(dp_push(ordinary, 1))) > 1 AS ordinary_forks_differ
 FROM stored, generate_series(1, 50);
 SELECT count(DISTINCT dp_estimate(dp_push(s, v)) - v) > 1 AS other_values_other_noise
 FROM stored, generate_series(0, 1) v;
 SELECT count(DISTINCT dp_estimate(dp_push(s, 2.5))) AS statistic_forks
-FROM (SELECT dp_statistic_new('average', 0, 10, dp_pan_private(dp_hybrid(1))) AS s) x, generate_series(1, 20);
+FROM (SELECT dp_statistic_new('sum', 0, 10, dp_pan_private(dp_hybrid(1)), true) AS s) x,
+     generate_series(1, 20);
 
 -- 4. Keyed noise.  A key is registered once, with its mechanism, and charged.
 SELECT dp_stream.create_budget('clinic', 3);
@@ -184,8 +190,12 @@ SELECT dp_stream.create_stream('admin_count', 'count', dp_binary(1, 64), first_p
                                dataset => 'clinic');
 SELECT step FROM dp_stream.advance('admin_count', '2026-01-01', 3);
 SELECT dataset, epsilon, purpose, charged_by, remaining_after FROM dp_stream.spending ORDER BY charged_at;
-SELECT name, steps, next_period FROM dp_stream.stream_list;
+SELECT name, steps, next_period FROM dp_stream.stream_list WHERE name = 'admin_count';
 SELECT dp_stream.create_key('admin_key', dp_hybrid(0.5));
+SELECT key, used_by FROM dp_stream.keys ORDER BY key;
+SELECT dp_count(n, dp_keyed(dp_hybrid(0.5), 'admin_key')) IS NOT NULL AS admin_uses_own_key
+FROM (VALUES (1), (0)) v(n);
+SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 SELECT * FROM dp_stream.streams;
 SELECT * FROM dp_stream.secrets;
 SELECT dp_stream.rotate_secret();
@@ -193,8 +203,8 @@ SET dp_stream.read_unsealed = on;
 UPDATE dp_stream.releases SET estimate = 0;
 DELETE FROM dp_stream.charges;
 \c - dp_test_reader
-SELECT stream, step, period FROM dp_stream.releases WHERE stream = 'admin_count';
-SELECT name, steps FROM dp_stream.stream_list;
+SELECT stream, step, period, released_by FROM dp_stream.releases WHERE stream = 'admin_count';
+SELECT name, steps FROM dp_stream.stream_list WHERE name = 'admin_count';
 SELECT * FROM dp_stream.streams;
 SELECT * FROM dp_stream.secrets;
 SELECT * FROM dp_stream.charges;
@@ -212,6 +222,10 @@ INSERT INTO dp_stream.releases (stream, step, period) VALUES ('admin_count', 2, 
 SELECT * FROM dp_stream.releases;
 SELECT dp_stream.advance('admin_count', '2026-01-02', 1);
 SELECT dp_stream.random_secret();
+-- a key may be used only by the role it was registered for: whoever could
+-- compute keyed releases over data of their choosing could test guesses
+-- about the real data (same data, same noise)
+SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 \c - postgres
 SELECT step, period FROM dp_stream.releases WHERE stream = 'admin_count';
 DROP ROLE dp_test_admin;

@@ -73,15 +73,12 @@ qas() {  # qas ROLE DATABASE SQL: the same as another role or in another databas
 
 # ==== the roles' privileges: the one place to switch ====================
 # The job role runs publish_daily; the reader reads the releases and the
-# dashboard's materialized view.  Today the job role is granted EXECUTE on
-# dp_stream.advance and the reader SELECT on dp_stream.releases.  When the
-# extension has its group roles, replace the two lines below by
-#   GRANT dp_stream_admin TO reporting_job;   -- or the role that may advance
-#   GRANT dp_stream_reader TO dashboard;
-# (the grants on the test's own objects, in setup_sql, stay).
+# dashboard's materialized view.  They get the extension's group roles
+# (0.6.0): dp_stream_admin may advance streams, dp_stream_reader may read
+# releases (the grants on the test's own objects, in setup_sql, stay).
 dp_grants="
-GRANT EXECUTE ON FUNCTION dp_stream.advance(text, timestamp, float8) TO reporting_job;
-GRANT SELECT ON dp_stream.releases TO dashboard;
+GRANT dp_stream_admin TO reporting_job;
+GRANT dp_stream_reader TO dashboard;
 "
 # ========================================================================
 

@@ -22,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cluster.sh
 
-planned=27
+planned=28
 run=0
 echo "1..$planned"
 
@@ -246,6 +246,9 @@ is "the server logged no ERROR or PANIC" "$(grep -E ' (ERROR|PANIC): ' "$log" | 
 
 # pg_dump carries the catalog, the releases and the ledger: a restored
 # database continues its streams instead of releasing every period again
+keyed_sql="SELECT string_agg(r::text, ',' ORDER BY d) FROM (SELECT d, dp_count(1, dp_keyed(dp_binary(1, 64), 'restored_key')) OVER (ORDER BY d) AS r FROM generate_series(1, 20) d) x"
+q "SELECT dp_stream.create_key('restored_key', dp_binary(1, 64))" >/dev/null
+keyed_before=$(q "$keyed_sql")
 createdb restored
 pg_dump -d managed_streams | psql -X -q -d restored >/dev/null 2>&1
 is "pg_dump/restore: streams, releases and states arrive; the restored stream continues at the next step" \
@@ -256,6 +259,9 @@ is "pg_dump/restore: streams, releases and states arrive; the restored stream co
 is "pg_dump/restore: a released period is answered from the restored table" \
   "$(psql -X -At -d restored -c "SELECT r.estimate = o.estimate FROM dp_stream.advance('crash_count', '2026-01-05', 9) r,
         dp_stream.releases o WHERE o.stream = 'crash_count' AND o.period = '2026-01-05'" 2>&1)" "t"
+
+is "pg_dump/restore: keyed releases are the same in the restored database (its noise secret came along)" \
+  "$(psql -X -At -d restored -c "$keyed_sql" 2>&1)" "$keyed_before"
 
 dp_cluster_stop
 finish

@@ -87,7 +87,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
 	state->mechanism = *mechanism;
 	state->counter = MemoryContextAlloc(aggregate_context, dp_counter_size(mechanism));
-	status = dp_counter_begin(state->counter, mechanism, &field);
+	status = dp_counter_begin(state->counter, mechanism, false, &field);
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
 	return state;

@@ -67,16 +67,10 @@ dp_counter_from_datum(Datum datum)
 							  VARSIZE_ANY_EXHDR(value), true, "");
 }
 
-/*
- * Every stored counter is sealed, and gets a noise key of its own the first
- * time it is stored, so that two continuations of it pushed with the same
- * values draw the same noise (dp_counter_noise): forking a state and
- * averaging the forks gains nothing.
- */
+/* Every stored counter is sealed, its noise key (if any) inside. */
 Datum
 dp_counter_to_datum(const dp_counter *counter)
 {
-	const dp_counter *stored = counter;
 	size_t		length = dp_counter_serialized_size(counter);
 	unsigned char *plain;
 	Datum		result;
@@ -85,26 +79,11 @@ dp_counter_to_datum(const dp_counter *counter)
 		dp_report_status(DP_ERROR_OVERFLOW, NULL, &counter->mechanism);
 	if (!dp_sealing_installed())
 		return dp_unsealed_datum(counter, NULL);
-	if (!counter->has_noise_key)
-	{
-		size_t		size = dp_counter_size(&counter->mechanism);
-		dp_counter *keyed = palloc(size);
-
-		memcpy(keyed, counter, size);
-		dp_random_bytes(dp_backend_random(), keyed->noise_key, DP_NOISE_KEY_BYTES);
-		keyed->has_noise_key = true;
-		stored = keyed;
-	}
 	plain = palloc(length);
-	dp_counter_serialize(stored, plain);
+	dp_counter_serialize(counter, plain);
 	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, DP_COUNTER_PUBLIC_BYTES);
 	explicit_bzero(plain, length);
 	pfree(plain);
-	if (stored != counter)
-	{
-		explicit_bzero((void *) stored, dp_counter_size(&counter->mechanism));
-		pfree((void *) stored);
-	}
 	return result;
 }
 
@@ -133,16 +112,24 @@ dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic)
 	return PointerGetDatum(value);
 }
 
-/* The counter of a keyed mechanism draws under its registered key. */
+/*
+ * The counter of a keyed mechanism draws under its registered key; a
+ * repeatable one under a random key of its own; any other from the
+ * backend's stream.
+ */
 dp_status
-dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
+dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeatable,
+				 const char **field)
 {
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	dp_status	status;
 
-	if (!(mechanism->flags & DP_FLAG_KEYED))
+	if (mechanism->flags & DP_FLAG_KEYED)
+		dp_keyed_noise_key(mechanism, "count", noise_key);
+	else if (repeatable)
+		dp_random_bytes(dp_backend_random(), noise_key, sizeof(noise_key));
+	else
 		return dp_counter_start(counter, mechanism, dp_backend_random(), field);
-	dp_keyed_noise_key(mechanism, "count", noise_key);
 	status = dp_counter_start_keyed(counter, mechanism, noise_key, dp_backend_random(), field);
 	explicit_bzero(noise_key, sizeof(noise_key));
 	return status;
@@ -226,6 +213,8 @@ push_value(FunctionCallInfo fcinfo, DpValueType value_type)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+	if (counter->mechanism.flags & DP_FLAG_KEYED)
+		dp_keyed_check_user(&counter->mechanism);
 	status = dp_counter_push(counter, dp_step_value(fcinfo, 1, value_type, counter),
 							 dp_backend_random());
 	if (status != DP_OK)
@@ -280,7 +269,8 @@ dp_counter_new(PG_FUNCTION_ARGS)
 	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
 	dp_counter *counter = palloc(dp_counter_size(mechanism));
 	const char *field = NULL;
-	dp_status	status = dp_counter_begin(counter, mechanism, &field);
+	bool		repeatable = PG_NARGS() > 1 && PG_GETARG_BOOL(1);
+	dp_status	status = dp_counter_begin(counter, mechanism, repeatable, &field);
 
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);

@@ -30,6 +30,7 @@
 #include "commands/extension.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -53,7 +54,8 @@ enum
 enum
 {
 	KEY_NAME = 1,
-	KEY_MECHANISM
+	KEY_MECHANISM,
+	KEY_USED_BY
 };
 
 /*
@@ -204,13 +206,15 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
 }
 
 /*
- * The noise key of a keyed counter or statistic: a PRF of the database's
- * noise secret, the key name, the whole mechanism and `context` (what is
- * computed over it), after checking that the key is registered with exactly
- * this mechanism -- registering is what charges the budget.
+ * Finds the registration of a keyed mechanism's key and checks it: the
+ * key must be registered with exactly this mechanism, and the current user
+ * must have the privileges of the role it was registered for.  Whoever can
+ * draw under a key on data of their choosing can recompute a release for a
+ * guessed version of the real data and compare: the same data gives the
+ * same noise.  So only the roles that publish may draw.
  */
-void
-dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned char *noise_key)
+static void
+check_registration(const dp_mechanism *mechanism)
 {
 	Relation	relation = table_open(extension_table("keys"), AccessShareLock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
@@ -218,25 +222,29 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	HeapTuple	tuple;
 	bool		registered = false;
 	bool		named = false;
-	unsigned char secret[DP_SEAL_KEY_BYTES];
+	Oid			used_by = InvalidOid;
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
-	StringInfoData message;
 
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		bool		null_name,
-					null_mechanism;
+					null_mechanism,
+					null_role;
 		Datum		name = heap_getattr(tuple, KEY_NAME, descriptor, &null_name);
 		Datum		stored = heap_getattr(tuple, KEY_MECHANISM, descriptor, &null_mechanism);
+		Datum		role = heap_getattr(tuple, KEY_USED_BY, descriptor, &null_role);
 
 		CHECK_FOR_INTERRUPTS();
-		if (null_name || null_mechanism)
+		if (null_name || null_mechanism || null_role)
 			continue;
 		if (strcmp(TextDatumGetCString(name), mechanism->key) != 0)
 			continue;
 		named = true;
 		if (dp_mechanism_datum_equals(stored, mechanism))
+		{
 			registered = true;
+			used_by = DatumGetObjectId(role);
+		}
 	}
 	table_endscan(scan);
 	table_close(relation, AccessShareLock);
@@ -250,12 +258,45 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 								   mechanism_text) : 0,
 				 errhint("An administrator registers a key, and charges its epsilon to a budget, "
 						 "with dp_stream.create_key(key, mechanism, dataset).")));
+	if (!has_privs_of_role(GetUserId(), used_by))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only role \"%s\" may draw noise under key \"%s\"",
+						GetUserNameFromId(used_by, true) ? GetUserNameFromId(used_by, true) : "?",
+						mechanism->key),
+				 errdetail("Keyed noise is the same for the same data: whoever may compute a "
+						   "keyed release over data of their choosing can test guesses about "
+						   "the real data."),
+				 errhint("Read what the key's role published (a table or materialized view "
+						 "of its releases).")));
+}
 
+void
+dp_keyed_check_user(const dp_mechanism *mechanism)
+{
+	check_registration(mechanism);
+}
+
+/*
+ * The noise key of a keyed counter or statistic: a PRF of the database's
+ * noise secret, the key name, the whole mechanism and `context` (what is
+ * computed over it), after check_registration -- registering is what
+ * charges the budget.
+ */
+void
+dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned char *noise_key)
+{
+	unsigned char secret[DP_SEAL_KEY_BYTES];
+	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
+	StringInfoData message;
+
+	check_registration(mechanism);
 	if (!find_secret(OLDEST_NOISE, 0, secret, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("dp_stream has no noise secret in this database")));
 
+	dp_mechanism_to_text(mechanism, mechanism_text, sizeof(mechanism_text));
 	initStringInfo(&message);
 	appendStringInfo(&message, "dp_stream keyed noise v1|%s|%s", mechanism_text, context);
 	dp_random_derive_key(noise_key, secret, message.data, message.len);

@@ -52,7 +52,7 @@ bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
 }
 
 dp_statistic *
-dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec)
+dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool repeatable)
 {
 	dp_statistic layout;
 	dp_statistic *statistic;
@@ -73,6 +73,14 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec)
 		dp_statistic_start_keyed(statistic, &layout, noise_key, dp_backend_random());
 		explicit_bzero(noise_key, sizeof(noise_key));
 		pfree(computed);
+	}
+	else if (repeatable)
+	{
+		unsigned char noise_key[DP_NOISE_KEY_BYTES];
+
+		dp_random_bytes(dp_backend_random(), noise_key, sizeof(noise_key));
+		dp_statistic_start_keyed(statistic, &layout, noise_key, dp_backend_random());
+		explicit_bzero(noise_key, sizeof(noise_key));
 	}
 	else
 		dp_statistic_start(statistic, &layout, dp_backend_random());
@@ -107,7 +115,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	{
 		dp_check_window_frame(fcinfo);
 		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
-		statistic = dp_statistic_begin(aggregate_context, &spec);
+		statistic = dp_statistic_begin(aggregate_context, &spec, false);
 	}
 	else
 	{

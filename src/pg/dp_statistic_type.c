@@ -70,13 +70,11 @@ dp_statistic_from_datum(Datum datum)
 								VARSIZE_ANY_EXHDR(value), true, "");
 }
 
-/* Sealed, with a noise key per counter, as dp_counter_to_datum. */
+/* Sealed, as dp_counter_to_datum. */
 Datum
 dp_statistic_to_datum(const dp_statistic *statistic)
 {
 	size_t		length = dp_statistic_serialized_size(statistic);
-	size_t		size = dp_statistic_size(statistic);
-	dp_statistic *stored = palloc(size);
 	unsigned char *plain;
 	Datum		result;
 
@@ -84,24 +82,11 @@ dp_statistic_to_datum(const dp_statistic *statistic)
 		dp_report_status(DP_ERROR_OVERFLOW, NULL, &statistic->spec.mechanism);
 	if (!dp_sealing_installed())
 		return dp_unsealed_datum(NULL, statistic);
-	memcpy(stored, statistic, size);
-	for (int i = 0; i < stored->channel_count; i++)
-	{
-		dp_counter *counter = dp_statistic_counter(stored, i);
-
-		if (!counter->has_noise_key)
-		{
-			dp_random_bytes(dp_backend_random(), counter->noise_key, DP_NOISE_KEY_BYTES);
-			counter->has_noise_key = true;
-		}
-	}
 	plain = palloc(length);
-	dp_statistic_serialize(stored, plain);
+	dp_statistic_serialize(statistic, plain);
 	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length, DP_STATISTIC_PUBLIC_BYTES);
 	explicit_bzero(plain, length);
-	explicit_bzero(stored, size);
 	pfree(plain);
-	pfree(stored);
 	return result;
 }
 
@@ -171,6 +156,8 @@ push_value(FunctionCallInfo fcinfo, bool integer)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	if (statistic->spec.mechanism.flags & DP_FLAG_KEYED)
+		dp_keyed_check_user(&statistic->spec.mechanism);
 	if (integer)
 		status = dp_statistic_push_integer(statistic, !PG_ARGISNULL(1),
 										   PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1),
@@ -358,7 +345,8 @@ dp_statistic_new(PG_FUNCTION_ARGS)
 	spec.lower = PG_GETARG_FLOAT8(1);
 	spec.upper = PG_GETARG_FLOAT8(2);
 	spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(3));
-	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_begin(CurrentMemoryContext, &spec)));
+	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_begin(CurrentMemoryContext, &spec,
+															 PG_NARGS() > 4 && PG_GETARG_BOOL(4))));
 }
 
 /* dp_reseal(state): as for dp_counter */

@@ -54,7 +54,9 @@ extern void dp_check_unsealed_allowed(const char *type_name);
  * caller's random stream.
  */
 extern dp_status dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism,
-								  const char **field);
+								  bool repeatable, const char **field);
+/* Raises 42501 unless the current user may draw noise under the mechanism's key. */
+extern void dp_keyed_check_user(const dp_mechanism *mechanism);
 
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
 extern void dp_report_status(dp_status status, const char *field,
@@ -116,8 +118,12 @@ extern Datum dp_counter_to_datum(const dp_counter *counter);
 /* dp_statistic SQL type: a varlena holding the core's binary form. */
 extern dp_statistic *dp_statistic_from_datum(Datum datum);
 extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
-/* A statistic at step 0 in `context` (validates the spec, draws the first noise). */
-extern dp_statistic *dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec);
+/*
+ * A statistic at step 0 in `context` (validates the spec, draws the first
+ * noise), keyed as dp_counter_begin.
+ */
+extern dp_statistic *dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec,
+										bool repeatable);
 /* The dp_summary composite of a statistic (the function must return it). */
 extern Datum dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic);
 
