@@ -33,36 +33,8 @@ cd "$(dirname "$0")/.."
 . scripts/cluster.sh
 
 planned=31
-run=0
-failed=0
 echo "1..$planned"
-
-report() {  # report STATUS DESCRIPTION
-  run=$((run + 1))
-  if [ "$1" -eq 0 ]; then
-    echo "ok $run - $2"
-  else
-    failed=$((failed + 1))
-    echo "not ok $run - $2"
-  fi
-}
-is() {  # is DESCRIPTION GOT EXPECTED
-  if [ "$2" = "$3" ]; then
-    report 0 "$1"
-  else
-    report 1 "$1"
-    echo "# got:      $(tr '\n' ' ' <<<"$2")"
-    echo "# expected: $3"
-  fi
-}
-finish() {
-  if [ "$run" -ne "$planned" ]; then
-    echo "# You planned $planned tests but ran $run"
-    exit 1
-  fi
-  [ "$failed" -eq 0 ] || { echo "# $failed of $run tests failed"; exit 1; }
-  exit 0
-}
+. test/tap.sh
 bail() { echo "Bail out! $1"; exit 1; }
 q() {  # q SQL: as the administrator in "sim"; one value (or rows joined by |), errors included
   psql -X -At -v ON_ERROR_STOP=1 -d sim -c "$1" 2>&1

@@ -23,29 +23,8 @@ cd "$(dirname "$0")/.."
 . scripts/cluster.sh
 
 planned=28
-run=0
 echo "1..$planned"
-
-report() {  # report STATUS DESCRIPTION
-  run=$((run + 1))
-  if [ "$1" -eq 0 ]; then echo "ok $run - $2"; else echo "not ok $run - $2"; fi
-}
-is() {  # is DESCRIPTION GOT EXPECTED
-  if [ "$2" = "$3" ]; then
-    report 0 "$1"
-  else
-    report 1 "$1"
-    echo "# got:      $(tr '\n' ' ' <<<"$2")"
-    echo "# expected: $3"
-  fi
-}
-finish() {
-  if [ "$run" -ne "$planned" ]; then
-    echo "# You planned $planned tests but ran $run"
-    exit 1
-  fi
-  exit 0
-}
+. test/tap.sh
 q() {  # q SQL: one value (or rows joined by |), errors included
   psql -X -At -v ON_ERROR_STOP=1 -d managed_streams -c "$1" 2>&1
 }

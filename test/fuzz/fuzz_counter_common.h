@@ -30,6 +30,18 @@ fuzz_counter_check_same(const dp_counter *copy, const dp_counter *counter)
 	FUZZ_CHECK(dp_counter_release_wide(copy) == dp_counter_release_wide(counter));
 }
 
+/*
+ * The text form carries everything but the noise key, which exists only
+ * inside sealed values (and the binary form inside them): a copy read from
+ * text gets the original's.
+ */
+static void
+fuzz_counter_adopt_noise_key(dp_counter *copy, const dp_counter *original)
+{
+	copy->has_noise_key = original->has_noise_key;
+	memcpy(copy->noise_key, original->noise_key, sizeof(copy->noise_key));
+}
+
 static dp_status
 fuzz_counter_push_byte(dp_counter *counter, uint8_t byte, dp_random *rng)
 {

@@ -128,6 +128,7 @@ FS_NAME(round_trip) (const FS_TYPE *state)
 
 	FUZZ_CHECK(from_text != NULL);
 	FS_NAME(check_fits) (from_text, bytes);
+	FS_NAME(adopt_noise_key) (from_text, state);
 	from_binary = FS_NAME(from_bytes) (forms.binary, forms.length,
 									   forms.binary, forms.length, &bytes);
 	FUZZ_CHECK(from_binary != NULL);

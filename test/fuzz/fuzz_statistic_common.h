@@ -44,6 +44,20 @@ fuzz_statistic_check_same(const dp_statistic *copy, const dp_statistic *statisti
 				   dp_counter_release_wide(dp_statistic_counter_const(statistic, i)));
 }
 
+/* As fuzz_counter_adopt_noise_key, channel by channel. */
+static void
+fuzz_statistic_adopt_noise_key(dp_statistic *copy, const dp_statistic *original)
+{
+	for (int i = 0; i < original->channel_count && i < copy->channel_count; i++)
+	{
+		dp_counter *to = dp_statistic_counter(copy, i);
+		const dp_counter *from = dp_statistic_counter_const(original, i);
+
+		to->has_noise_key = from->has_noise_key;
+		memcpy(to->noise_key, from->noise_key, sizeof(to->noise_key));
+	}
+}
+
 /* Every estimate the statistic provides, the bound and the integer sum. */
 static void
 fuzz_statistic_read(const dp_statistic *statistic, double confidence)

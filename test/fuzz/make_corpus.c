@@ -238,8 +238,11 @@ counter_after(const dp_mechanism *m, int steps)
 {
 	dp_counter *counter = malloc(dp_counter_size(m));
 	const char *field;
+	/* keyed mechanisms draw under a noise key, stored in format 3 */
+	static const unsigned char noise_key[DP_NOISE_KEY_BYTES] = "make_corpus noise key..........";
 
-	if (dp_counter_start(counter, m, &rng, &field) != DP_OK)
+	if (dp_counter_start_keyed(counter, m, (m->flags & DP_FLAG_KEYED) ? noise_key : NULL,
+							   &rng, &field) != DP_OK)
 	{
 		fprintf(stderr, "make_corpus: invalid mechanism (%s)\n", field);
 		exit(1);
@@ -299,6 +302,13 @@ counters(void)
 
 			if (m.kind == DP_MECHANISM_PPCUM && (flags & DP_FLAG_PAN_PRIVATE))
 				continue;
+			/* keyed: pan-private, a key name, and not Simple I or PPCum */
+			if ((flags & DP_FLAG_KEYED) &&
+				(!(flags & DP_FLAG_PAN_PRIVATE) || m.kind == DP_MECHANISM_SIMPLE_I ||
+				 m.kind == DP_MECHANISM_PPCUM))
+				continue;
+			if (flags & DP_FLAG_KEYED)
+				strcpy(m.key, "corpus_key");
 			m.flags = flags;
 			for (size_t s = 0; s < lengthof(steps); s++)
 			{
