@@ -124,6 +124,12 @@ BEGIN
   IF period_length <= interval '0' THEN
     RAISE EXCEPTION 'period_length must be positive' USING ERRCODE = 'invalid_parameter_value';
   END IF;
+  IF @extschema@.dp_key_of(mechanism) IS NOT NULL THEN
+    RAISE EXCEPTION 'a managed stream takes no keyed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A managed stream releases each period once and draws its noise under a key of its own; advance runs as the extension''s owner, so a registered key would be usable by every administrator.',
+            HINT = 'Pass the mechanism without dp_keyed().';
+  END IF;
   IF statistic = 'count' THEN
     IF lower IS NOT NULL OR upper IS NOT NULL THEN
       RAISE EXCEPTION 'a count stream takes no bounds'
@@ -171,44 +177,76 @@ CREATE FUNCTION @extschema@.dp_keyed(mechanism @extschema@.dp_mechanism, key tex
 COMMENT ON FUNCTION @extschema@.dp_keyed(@extschema@.dp_mechanism, text) IS
     'the mechanism with repeatable noise under a registered key: the same data always gives the same releases';
 
+CREATE FUNCTION @extschema@.dp_key_of(mechanism @extschema@.dp_mechanism) RETURNS text
+    AS 'MODULE_PATHNAME', 'dp_mechanism_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_key_of(@extschema@.dp_mechanism) IS
+    'the key of a keyed mechanism, NULL for any other';
+CREATE FUNCTION dp_stream.key_computes(statistic text, lower float8 DEFAULT NULL,
+                                       upper float8 DEFAULT NULL, integer_values boolean DEFAULT false)
+    RETURNS text
+    AS 'MODULE_PATHNAME', 'dp_key_computes' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dp_stream.key_computes(text, float8, float8, boolean) IS
+    'what a key is registered to compute: count, or a statistic with its bounds and value domain';
+
+-- A key is registered for one mechanism, one computation and one role.
+--   used_by: the role whose members may draw noise under the key.  Nobody
+--     else may: whoever can compute a keyed release over data of their
+--     choosing can test guesses about the real data (docs/keyed_noise.md).
+--   computes: what is computed (dp_stream.key_computes): the same data
+--     computed another way would get fresh noise.
 CREATE TABLE dp_stream.keys (
     key text PRIMARY KEY,
     mechanism @extschema@.dp_mechanism NOT NULL,
     used_by regrole NOT NULL,
+    computes text NOT NULL,
     dataset text REFERENCES dp_stream.budgets (dataset),
     created_at timestamptz NOT NULL DEFAULT now(),
     created_by name NOT NULL DEFAULT session_user
 );
 REVOKE ALL ON dp_stream.keys FROM PUBLIC;
-COMMENT ON TABLE dp_stream.keys IS 'keys of keyed noise, each with the one mechanism it may be used with';
+COMMENT ON TABLE dp_stream.keys IS
+    'keys of keyed noise, each with the one mechanism, computation and role it may be used with';
 SELECT pg_catalog.pg_extension_config_dump('dp_stream.keys', '');
 CREATE TRIGGER keys_append_only BEFORE UPDATE OR DELETE ON dp_stream.keys
     FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
 CREATE TRIGGER keys_no_truncate BEFORE TRUNCATE ON dp_stream.keys
     FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
 
--- used_by: the role whose members may draw noise under the key (by default
--- the role that registers it).  Nobody else may: whoever can compute a
--- keyed release over data of their choosing can test guesses about the
--- real data (docs/keyed_noise.md).
+-- Runs as the caller, so that the default role is the caller's current
+-- role (under SET ROLE too); register_key, as the owner, writes the row.
 CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism,
-                                     dataset text DEFAULT NULL, used_by regrole DEFAULT NULL)
+                                     dataset text DEFAULT NULL, used_by regrole DEFAULT NULL,
+                                     statistic text DEFAULT 'count', lower float8 DEFAULT NULL,
+                                     upper float8 DEFAULT NULL, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.register_key(key, mechanism, dataset,
+                                coalesce(used_by, current_user::regrole),
+                                dp_stream.key_computes(statistic, lower, upper, integer_values))
+$$;
+COMMENT ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole, text, float8, float8, boolean) IS
+    'registers a key for keyed noise with its mechanism, computation and role, charges its epsilon once, returns the keyed mechanism';
+
+CREATE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text,
+                                       used_by regrole, computes text)
 RETURNS @extschema@.dp_mechanism
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   keyed @extschema@.dp_mechanism;
 BEGIN
-  IF key IS NULL OR mechanism IS NULL THEN
-    RAISE EXCEPTION 'key and mechanism must not be null' USING ERRCODE = 'null_value_not_allowed';
+  IF key IS NULL OR mechanism IS NULL OR used_by IS NULL OR computes IS NULL THEN
+    RAISE EXCEPTION 'key, mechanism, used_by and computes must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
   END IF;
-  IF used_by IS NOT NULL AND NOT pg_catalog.pg_has_role(session_user, used_by, 'MEMBER') THEN
+  IF NOT pg_catalog.pg_has_role(session_user, used_by, 'MEMBER') THEN
     RAISE EXCEPTION 'a key can be registered only for a role one is a member of'
       USING ERRCODE = 'insufficient_privilege';
   END IF;
   keyed := @extschema@.dp_keyed(mechanism, key);
-  INSERT INTO dp_stream.keys (key, mechanism, used_by, dataset)
-  VALUES (key, keyed, coalesce(used_by, session_user::regrole), dataset);
+  INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, dataset)
+  VALUES (key, keyed, used_by, computes, dataset);
   IF dataset IS NOT NULL THEN
     PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(keyed), format('key %s', key));
   END IF;
@@ -218,9 +256,46 @@ EXCEPTION WHEN unique_violation THEN
     USING ERRCODE = 'duplicate_object',
           HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
 END $$;
-COMMENT ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole) IS
-    'registers a key for keyed noise with its mechanism and the role that may use it, charges its epsilon once, returns the keyed mechanism';
-REVOKE ALL ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole, text, float8, float8, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.register_key(text, @extschema@.dp_mechanism, text, regrole, text) FROM PUBLIC;
+
+-- push_period as in 0.5.0, with every argument of the extension's functions
+-- of exactly the declared type: advance runs it as the extension's owner,
+-- and an untyped 0.95 (numeric) would let a role that can create functions
+-- in the extension's schema add a closer overload and run as the owner.
+CREATE OR REPLACE FUNCTION dp_stream.push_period(s dp_stream.streams, period timestamp, value float8)
+RETURNS dp_stream.streams
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  estimate float8;
+  bound float8;
+  summary @extschema@.dp_summary;
+BEGIN
+  s.steps := s.steps + 1;
+  IF s.statistic = 'count' THEN
+    s.counter := @extschema@.dp_push(s.counter, coalesce(value, 0::float8));
+    estimate := @extschema@.dp_estimate(s.counter);
+    bound := @extschema@.dp_error_bound(s.counter, 0.95::float8);
+  ELSE
+    s.statistic_state := @extschema@.dp_push(s.statistic_state, value);
+    IF s.statistic = 'summary' THEN
+      summary := @extschema@.dp_summary(s.statistic_state);
+      estimate := (summary).count;
+    ELSE
+      estimate := @extschema@.dp_estimate(s.statistic_state);
+      IF s.statistic IN ('sum', 'average') THEN
+        bound := @extschema@.dp_error_bound(s.statistic_state, 0.95::float8);
+      END IF;
+    END IF;
+  END IF;
+  INSERT INTO dp_stream.releases (stream, step, period, estimate, error_bound, summary)
+  VALUES (s.name, s.steps, period, estimate, bound, summary);
+  RETURN s;
+END $$;
+
+-- who created a stream: the session's user (current_user is the owner there)
+ALTER TABLE dp_stream.streams ALTER COLUMN created_by SET DEFAULT session_user;
 
 -- What administrators and readers see of the catalog: no state.
 CREATE VIEW dp_stream.stream_list AS
@@ -259,5 +334,6 @@ GRANT EXECUTE ON FUNCTION
     dp_stream.create_budget(text, float8),
     dp_stream.charge(text, float8, text),
     dp_stream.budget(text),
-    dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole)
+    dp_stream.create_key(text, @extschema@.dp_mechanism, text, regrole, text, float8, float8, boolean),
+    dp_stream.register_key(text, @extschema@.dp_mechanism, text, regrole, text)
     TO dp_stream_admin;

@@ -6,6 +6,7 @@ CREATE EXTENSION IF NOT EXISTS dp_stream;
 DROP ROLE IF EXISTS dp_test_admin;
 DROP ROLE IF EXISTS dp_test_reader;
 DROP ROLE IF EXISTS dp_test_nobody;
+DROP ROLE IF EXISTS dp_test_publisher;
 RESET client_min_messages;
 SET dp_stream.seed = 'sealing';
 
@@ -101,7 +102,8 @@ FROM (SELECT dp_statistic_new('sum', 0, 10, dp_pan_private(dp_hybrid(1)), true) 
 -- 4. Keyed noise.  A key is registered once, with its mechanism, and charged.
 SELECT dp_stream.create_budget('clinic', 3);
 SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64), 'clinic');
-SELECT dp_stream.create_key('daily_average', dp_hybrid(1), 'clinic');
+SELECT dp_stream.create_key('daily_average', dp_hybrid(1), 'clinic',
+                            statistic => 'average', lower => 0, upper => 7);
 SELECT spent_epsilon, remaining_epsilon FROM dp_stream.budget('clinic');
 SELECT dp_keyed(dp_binary(1, 64), 'daily_admissions');
 CREATE TABLE admissions AS SELECT d AS day, (hashint4(d) & 7) AS n FROM generate_series(1, 40) d;
@@ -147,6 +149,15 @@ FROM keyed_counts k JOIN run1 r USING (day);
 SELECT count(DISTINCT r) AS average_releases, count(*) AS copies
 FROM (SELECT k, dp_avg(n, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) AS r
       FROM admissions, generate_series(1, 5) k GROUP BY k) x;
+-- the same data computed another way would get fresh noise, so a key is
+-- registered for one computation: other bounds, integer values (of a sum), another
+-- statistic are refused
+SELECT dp_avg(n, 0, 7.000001, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) FROM admissions;
+SELECT dp_avg(n::float8, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) IS NOT NULL AS real_input_same_computation FROM admissions;
+SELECT dp_sum(n, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) FROM admissions;
+SELECT dp_sum(n, 0, 7, dp_keyed(dp_binary(1, 64), 'daily_admissions') ORDER BY day) FROM admissions;
+-- a managed stream takes no keyed mechanism (advance runs as the owner)
+SELECT dp_stream.create_stream('keyed_stream', 'count', dp_keyed(dp_binary(1, 64), 'daily_admissions'));
 -- refusals: an unregistered key, a key with another mechanism, mechanisms
 -- whose noise is drawn before their data, a bad name, a second registration
 SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'no_such_key')) FROM admissions;
@@ -190,9 +201,9 @@ SELECT dp_stream.create_stream('admin_count', 'count', dp_binary(1, 64), first_p
                                dataset => 'clinic');
 SELECT step FROM dp_stream.advance('admin_count', '2026-01-01', 3);
 SELECT dataset, epsilon, purpose, charged_by, remaining_after FROM dp_stream.spending ORDER BY charged_at;
-SELECT name, steps, next_period FROM dp_stream.stream_list WHERE name = 'admin_count';
+SELECT name, steps, next_period, created_by FROM dp_stream.stream_list WHERE name = 'admin_count';
 SELECT dp_stream.create_key('admin_key', dp_hybrid(0.5));
-SELECT key, used_by FROM dp_stream.keys ORDER BY key;
+SELECT key, used_by, computes FROM dp_stream.keys ORDER BY key;
 SELECT dp_count(n, dp_keyed(dp_hybrid(0.5), 'admin_key')) IS NOT NULL AS admin_uses_own_key
 FROM (VALUES (1), (0)) v(n);
 SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
@@ -202,6 +213,17 @@ SELECT dp_stream.rotate_secret();
 SET dp_stream.read_unsealed = on;
 UPDATE dp_stream.releases SET estimate = 0;
 DELETE FROM dp_stream.charges;
+-- advance runs as the owner: an overload of an extension function that a
+-- role able to create functions in its schema adds is never called there
+\c - postgres
+GRANT CREATE ON SCHEMA public TO dp_test_admin;
+\c - dp_test_admin
+CREATE FUNCTION public.dp_error_bound(c dp_counter, confidence numeric) RETURNS float8
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'hijacked as %', current_user; END $$;
+SELECT step FROM dp_stream.advance('admin_count', '2026-01-02', 2);
+DROP FUNCTION public.dp_error_bound(dp_counter, numeric);
+\c - postgres
+REVOKE CREATE ON SCHEMA public FROM dp_test_admin;
 \c - dp_test_reader
 SELECT stream, step, period, released_by FROM dp_stream.releases WHERE stream = 'admin_count';
 SELECT name, steps FROM dp_stream.stream_list WHERE name = 'admin_count';
@@ -227,7 +249,14 @@ SELECT dp_stream.random_secret();
 -- about the real data (same data, same noise)
 SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 \c - postgres
-SELECT step, period FROM dp_stream.releases WHERE stream = 'admin_count';
+SELECT step, period FROM dp_stream.releases WHERE stream = 'admin_count' ORDER BY step;
+-- SET ROLE: the key is registered for the role in force, not the login
+CREATE ROLE dp_test_publisher IN ROLE dp_stream_admin;
+SET ROLE dp_test_publisher;
+SELECT dp_stream.create_key('publisher_key', dp_binary(1, 64));
+RESET ROLE;
+SELECT used_by FROM dp_stream.keys WHERE key = 'publisher_key';
 DROP ROLE dp_test_admin;
 DROP ROLE dp_test_reader;
 DROP ROLE dp_test_nobody;
+DROP ROLE dp_test_publisher;

@@ -356,3 +356,16 @@ dp_mechanism_epsilon(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(dp_mechanism_from_datum(PG_GETARG_DATUM(0))->epsilon);
 }
+
+/* dp_key_of(mechanism): the key of a keyed mechanism, else NULL */
+PG_FUNCTION_INFO_V1(dp_mechanism_key);
+
+Datum
+dp_mechanism_key(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+
+	if (!(mechanism->flags & DP_FLAG_KEYED))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(mechanism->key));
+}

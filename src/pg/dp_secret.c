@@ -55,7 +55,8 @@ enum
 {
 	KEY_NAME = 1,
 	KEY_MECHANISM,
-	KEY_USED_BY
+	KEY_USED_BY,
+	KEY_COMPUTES
 };
 
 /*
@@ -206,22 +207,30 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
 }
 
 /*
- * Finds the registration of a keyed mechanism's key and checks it: the
- * key must be registered with exactly this mechanism, and the current user
- * must have the privileges of the role it was registered for.  Whoever can
+ * Finds the registration of a keyed mechanism's key (the key is the primary
+ * key of dp_stream.keys) and checks it, in this order: the current user must
+ * have the privileges of the role it was registered for (before anything
+ * about the registration is told); the key must be registered with exactly
+ * this mechanism; and, unless `computes` is NULL (a push on a stored keyed
+ * state, whose noise key is fixed already), for exactly this computation.
+ *
+ * Why the role: keyed noise is the same for the same data, so whoever can
  * draw under a key on data of their choosing can recompute a release for a
- * guessed version of the real data and compare: the same data gives the
- * same noise.  So only the roles that publish may draw.
+ * guessed version of the real data and compare.  Why the computation: the
+ * content that keys a term is the data as the computation encodes it, so
+ * the same data under other bounds, or as integers instead of reals, would
+ * get fresh noise, and averaging such releases would remove it.
  */
 static void
-check_registration(const dp_mechanism *mechanism)
+check_registration(const dp_mechanism *mechanism, const char *computes)
 {
 	Relation	relation = table_open(extension_table("keys"), AccessShareLock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
 	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
 	HeapTuple	tuple;
-	bool		registered = false;
-	bool		named = false;
+	bool		found = false;
+	bool		same_mechanism = false;
+	char	   *registered_computes = NULL;
 	Oid			used_by = InvalidOid;
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
 
@@ -229,33 +238,31 @@ check_registration(const dp_mechanism *mechanism)
 	{
 		bool		null_name,
 					null_mechanism,
-					null_role;
+					null_role,
+					null_computes;
 		Datum		name = heap_getattr(tuple, KEY_NAME, descriptor, &null_name);
 		Datum		stored = heap_getattr(tuple, KEY_MECHANISM, descriptor, &null_mechanism);
 		Datum		role = heap_getattr(tuple, KEY_USED_BY, descriptor, &null_role);
+		Datum		stored_computes = heap_getattr(tuple, KEY_COMPUTES, descriptor, &null_computes);
 
 		CHECK_FOR_INTERRUPTS();
-		if (null_name || null_mechanism || null_role)
+		if (null_name || null_mechanism || null_role || null_computes)
 			continue;
 		if (strcmp(TextDatumGetCString(name), mechanism->key) != 0)
 			continue;
-		named = true;
-		if (dp_mechanism_datum_equals(stored, mechanism))
-		{
-			registered = true;
-			used_by = DatumGetObjectId(role);
-		}
+		found = true;
+		same_mechanism = dp_mechanism_datum_equals(stored, mechanism);
+		used_by = DatumGetObjectId(role);
+		registered_computes = TextDatumGetCString(stored_computes);
+		break;
 	}
 	table_endscan(scan);
 	table_close(relation, AccessShareLock);
 
-	dp_mechanism_to_text(mechanism, mechanism_text, sizeof(mechanism_text));
-	if (!registered)
+	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("key \"%s\" is not registered for this mechanism", mechanism->key),
-				 named ? errdetail("The key is registered with another mechanism; this one is %s.",
-								   mechanism_text) : 0,
+				 errmsg("key \"%s\" is not registered", mechanism->key),
 				 errhint("An administrator registers a key, and charges its epsilon to a budget, "
 						 "with dp_stream.create_key(key, mechanism, dataset).")));
 	if (!has_privs_of_role(GetUserId(), used_by))
@@ -269,12 +276,29 @@ check_registration(const dp_mechanism *mechanism)
 						   "the real data."),
 				 errhint("Read what the key's role published (a table or materialized view "
 						 "of its releases).")));
+	dp_mechanism_to_text(mechanism, mechanism_text, sizeof(mechanism_text));
+	if (!same_mechanism)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("key \"%s\" is not registered for this mechanism", mechanism->key),
+				 errdetail("The key is registered with another mechanism; this one is %s.",
+						   mechanism_text),
+				 errhint("Use the mechanism the key was registered with (dp_stream.keys).")));
+	if (computes && strcmp(computes, registered_computes) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("key \"%s\" is not registered for this computation", mechanism->key),
+				 errdetail("It is registered for \"%s\"; this is \"%s\".",
+						   registered_computes, computes),
+				 errhint("The same data computed another way (other bounds, integer or real "
+						 "values, another statistic) would get fresh noise: register a key "
+						 "for each computation.")));
 }
 
 void
 dp_keyed_check_user(const dp_mechanism *mechanism)
 {
-	check_registration(mechanism);
+	check_registration(mechanism, NULL);
 }
 
 /*
@@ -290,7 +314,7 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
 	StringInfoData message;
 
-	check_registration(mechanism);
+	check_registration(mechanism, context);
 	if (!find_secret(OLDEST_NOISE, 0, secret, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

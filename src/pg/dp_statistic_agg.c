@@ -51,6 +51,21 @@ bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
 	return 0;
 }
 
+/*
+ * What a statistic computes, as keyed noise names it: the noise key derives
+ * from it and a key is registered for one (dp_stream.keys.computes).
+ */
+char *
+dp_statistic_computes(const dp_statistic_spec *spec)
+{
+	return psprintf("%s(lower=%.17g,upper=%.17g,values=%s%s)",
+					dp_statistic_kind_name(spec->kind), spec->lower, spec->upper,
+					spec->domain == DP_VALUES_INTEGER ? "integer" : "real",
+					spec->kind != DP_STATISTIC_AVERAGE ? "" :
+					spec->estimator == DP_ESTIMATOR_PLAIN ? ",estimator=plain" :
+					",estimator=midpoint");
+}
+
 dp_statistic *
 dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool repeatable)
 {
@@ -64,9 +79,8 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool re
 	statistic = MemoryContextAlloc(context, dp_statistic_size(&layout));
 	if (spec->mechanism.flags & DP_FLAG_KEYED)
 	{
-		/* what the statistic computes is part of the key: another one draws afresh */
-		char	   *computed = psprintf("statistic %d %d %d %.17g %.17g", spec->kind,
-										spec->domain, spec->estimator, spec->lower, spec->upper);
+		/* what the statistic computes is part of the key and of its registration */
+		char	   *computed = dp_statistic_computes(spec);
 		unsigned char noise_key[DP_NOISE_KEY_BYTES];
 
 		dp_keyed_noise_key(&spec->mechanism, computed, noise_key);

@@ -355,3 +355,44 @@ dp_statistic_reseal(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_from_datum(PG_GETARG_DATUM(0))));
 }
+
+/*
+ * dp_stream.key_computes(statistic, lower, upper, integer_values): what a
+ * keyed computation is registered for -- 'count', or the statistic as
+ * dp_statistic_computes names it (averages with the default estimator).
+ */
+PG_FUNCTION_INFO_V1(dp_key_computes);
+
+Datum
+dp_key_computes(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	dp_statistic_spec spec;
+
+	if (strcmp(name, "count") == 0)
+	{
+		if (!PG_ARGISNULL(1) || !PG_ARGISNULL(2))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a count takes no bounds")));
+		PG_RETURN_TEXT_P(cstring_to_text("count"));
+	}
+	memset(&spec, 0, sizeof(spec));
+	for (int32 kind = DP_STATISTIC_SUM; kind <= DP_STATISTIC_VARIANCE; kind++)
+		if (strcmp(name, dp_statistic_kind_name(kind)) == 0)
+			spec.kind = kind;
+	if (spec.kind == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown statistic \"%s\"", name),
+				 errhint("Use count, sum, average or variance.")));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a %s needs lower and upper", name)));
+	spec.lower = PG_GETARG_FLOAT8(1);
+	spec.upper = PG_GETARG_FLOAT8(2);
+	spec.domain = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3) ? DP_VALUES_INTEGER : DP_VALUES_REAL;
+	spec.estimator = DP_ESTIMATOR_MIDPOINT;
+	PG_RETURN_TEXT_P(cstring_to_text(dp_statistic_computes(&spec)));
+}

@@ -124,6 +124,8 @@ extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
  */
 extern dp_statistic *dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec,
 										bool repeatable);
+/* What a statistic computes, as keyed noise and dp_stream.keys name it. */
+extern char *dp_statistic_computes(const dp_statistic_spec *spec);
 /* The dp_summary composite of a statistic (the function must return it). */
 extern Datum dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic);
 
