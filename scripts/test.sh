@@ -35,7 +35,7 @@ count_tap() {
 }
 
 echo "== build"
-make -s 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
+make -s DP_WERROR=-Werror 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
 
 echo "== C unit tests (src/core)"
 make -s unit || { echo "0 passed, 1 failed"; exit 1; }

@@ -61,9 +61,11 @@ CREATE TEMP TABLE states AS
   SELECT 'sum' AS k, dp_sum_state(day, -3, 9, dp_pan_private(dp_binary(1, 30)) ORDER BY day) AS s FROM readings WHERE meter = 1
   UNION ALL SELECT 'avg', dp_avg_state(kwh, 0, 5, dp_consistent(dp_two_level(1, 30)) ORDER BY day) FROM readings WHERE meter = 1
   UNION ALL SELECT 'variance', dp_variance_state(kwh, -1e15, 1e15, dp_hybrid(1) ORDER BY day) FROM readings WHERE meter = 1;
-COPY states TO '/tmp/dp_stream_regress_states.bin' (FORMAT binary);
+-- (a file of the server's own data directory: no name shared with other runs)
+SELECT current_setting('data_directory') || '/dp_stream_regress_states.bin' AS states_file \gset
+COPY states TO :'states_file' (FORMAT binary);
 CREATE TEMP TABLE states_back (k text, s dp_statistic);
-COPY states_back FROM '/tmp/dp_stream_regress_states.bin' (FORMAT binary);
+COPY states_back FROM :'states_file' (FORMAT binary);
 SELECT a.k, a.s::text = b.s::text AS binary_round_trip,
        dp_statistic_send(a.s) = dp_statistic_send(a.s::text::dp_statistic) AS text_round_trip
 FROM states a JOIN states_back b USING (k) ORDER BY a.k;
