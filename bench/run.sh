@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
-bench/seed003.sh
-bench/seed004.sh
+bench/comparison.sh
+bench/aggregates.sh
 bench/throughput.sh

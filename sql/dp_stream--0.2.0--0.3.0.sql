@@ -1,5 +1,5 @@
 -- dp_stream 0.2.0 -> 0.3.0: private running sum, average, variance and
--- standard deviation over any counting mechanism (seed 004 sections 4.1-4.3),
+-- standard deviation over any counting mechanism (Budaeva et al., sections 4.1-4.3; docs/references.md),
 -- and the dp_statistic state type.  See docs/aggregates.md.
 
 \echo Use "ALTER EXTENSION dp_stream UPDATE TO '0.3.0'" to load this file. \quit

@@ -1,7 +1,7 @@
 /*
  * dp_binary.c
- *		The Binary mechanism (Chan, Shi, Song 2010; seed 000 section 3.5) for
- *		streams whose values lie in [0, N] (seed 004, Algorithm 2).
+ *		The Binary mechanism (Chan, Shi and Song, ICALP 2010 [CSS10]) for
+ *		streams whose values lie in [0, N] (Budaeva et al. [BLD+], Algorithm 2).
  *
  * With L = floor(log2 T) + 1 levels, the p-sums are the dyadic intervals
  * (m 2^j - 2^j, m 2^j] for j < L.  Each step lies in one interval per level,
@@ -20,7 +20,7 @@
  *                      nodes[j] + running_total.
  *
  * An interval's noise is drawn when it opens, so its accumulator is noisy
- * from the first step on (the pan-private transformation of seed 004 section
+ * from the first step on (the pan-private transformation of Budaeva et al. [BLD+], section
  * 2.4.4) and the persisted state never holds a raw partial sum.  The running
  * total makes a step O(1): adding a value touches no node.  Step t closes
  * exactly one interval, at level k = ctz(t), and reopens levels 0..k-1 with
@@ -33,7 +33,7 @@
 
 /*
  * With the pan-private option, an interval also gets a second, fresh noise
- * term when it closes (seed 004 section 2.4.4).  Then whoever reads a stored
+ * term when it closes (Budaeva et al. [BLD+], section 2.4.4).  Then whoever reads a stored
  * state sees its open accumulators with one noise term each, and the
  * releases made after that reading contain the other, so the state and all
  * releases together are still epsilon-DP; without it, a stored accumulator

@@ -170,7 +170,7 @@ dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng)
 	counter->kind->push(counter, value, rng);
 
 	/*
-	 * Consistent output (seed 004 section 3.1.1) uses only the previous
+	 * Consistent output (Budaeva et al. [BLD+], section 3.1.1) uses only the previous
 	 * consistent release and the new release: post-processing, no privacy
 	 * cost.  Releases are integers already, so no rounding is needed.
 	 */

@@ -11,7 +11,8 @@
  * never contains a raw partial sum (docs/threat_model.md: one snapshot).
  *
  * Adding a mechanism means writing one dp_counter_kind in its own file and
- * listing it in dp_counter.c.
+ * listing it in dp_counter.c.  Citations in brackets ([CSS10], [BLD+], ...)
+ * are keys of docs/references.md.
  */
 #ifndef DP_COUNTER_H
 #define DP_COUNTER_H

@@ -1,7 +1,7 @@
 /*
  * dp_hybrid.c
- *		The unbounded Hybrid mechanism (Chan, Shi, Song; seed 000 section 4,
- *		seed 004 section 4.1).
+ *		The unbounded Hybrid mechanism (Chan, Shi and Song [CSS10];
+ *		Budaeva et al. [BLD+], section 4.1).
  *
  * Time is cut into blocks k = 0, 1, 2, ... covering steps [2^k, 2^(k+1) - 1].
  * Two mechanisms run side by side, each with half of the budget:

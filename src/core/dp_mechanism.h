@@ -26,10 +26,10 @@ typedef enum dp_mechanism_kind
 
 /*
  * Options.  PAN_PRIVATE: every accumulator gets a second, fresh noise term
- * when it closes (seed 004 section 2.4.4), so a stored state stays private
+ * when it closes (Budaeva et al. [BLD+], section 2.4.4), so a stored state stays private
  * together with all later releases, not only the earlier ones.  CONSISTENT:
  * releases are post-processed into integers that never decrease and grow by
- * at most max_per_step per step (seed 004 section 3.1.1).
+ * at most max_per_step per step (Budaeva et al. [BLD+], section 3.1.1).
  */
 #define DP_FLAG_PAN_PRIVATE	0x1u
 #define DP_FLAG_CONSISTENT	0x2u

@@ -1,7 +1,7 @@
 /*
  * dp_ppcum.c
- *		PPCum, the pan-private cumulative sum (seed 001 section 3,
- *		Theorem 7; the event-level counter of Dwork et al. in seed 004).
+ *		PPCum, the pan-private cumulative sum (the pan-private
+ *		counter of Dwork, Naor, Pitassi and Rothblum [DNPR10]).
  *
  * Over a complete binary tree with 2^L >= T leaves, L = ceil(log2 T), every
  * node below the root has a noise term.  The mechanism keeps one counter X,
@@ -14,7 +14,7 @@
  * intervals that tile [1, j - 1] (all forgotten by then) maps one view
  * (releases up to t and the state) onto the other: cost (L + 1) N / b, so
  * b = (L + 1) N / epsilon gives epsilon-DP pan-privacy for the past
- * (seed 001 Definition 6).  Every release carries L + 1 noise terms.
+ * (Dwork et al. [DNPRY10]).  Every release carries L + 1 noise terms.
  * The seed proves nothing for releases made after a state was read, so the
  * pan_private option (which promises that) is refused for PPCum.
  *

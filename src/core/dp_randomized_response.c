@@ -3,12 +3,13 @@
  *		Randomized response with keep probability p = e^eps / (1 + e^eps).
  *
  * The ratio of the probabilities of any output under the two inputs is
- * p / (1 - p) = e^eps: eps-local DP, exactly.  Seed 001 writes the same
- * mechanism with a parameter eps_s: the output equals the input with
+ * p / (1 - p) = e^eps: eps-local DP, exactly.  Lecture notes on local
+ * privacy often write the same mechanism (Warner 1965, docs/references.md)
+ * with a parameter eps_s: the output equals the input with
  * probability (1 + eps_s) / 2, and calls it (2 eps_s + O(eps_s^2))-DP.  The
  * two match with eps_s = 2p - 1 = tanh(eps / 2): then the exact loss is
  * ln((1 + eps_s) / (1 - eps_s)) = 2 artanh(eps_s) = 2 eps_s + O(eps_s^3),
- * the seed's bound.  Its aggregator n/2 - (1 / 2 eps_s) sum M_i, for
+ * the bound those notes give.  Its aggregator n/2 - (1 / 2 eps_s) sum M_i, for
  * M_i = +-1, is the estimator below, and its standard deviation
  * sqrt((1 - eps_s^2) n) / (2 eps_s) equals sqrt(n p (1 - p)) / (2p - 1).
  */

@@ -1,6 +1,6 @@
 /*
  * dp_randomized_response.h
- *		Randomized response, the local model (seed 001 section 1): each row
+ *		Randomized response, the local model (Warner 1965 [War65]): each row
  *		randomizes its own bit before anyone aggregates it.
  */
 #ifndef DP_RANDOMIZED_RESPONSE_H

@@ -1,6 +1,6 @@
 /*
  * dp_simple_i.c
- *		Simple Counting Mechanism I (Chan, Shi, Song; seed 000 section 3.1):
+ *		Simple Counting Mechanism I (Chan, Shi and Song [CSS10]):
  *		every step releases the running count with fresh noise.
  *
  * A step's value enters the releases of all later steps, up to T of them, so
@@ -22,8 +22,8 @@
  *     b_eta   = N (1 + c) / epsilon,
  *     b_gamma = N ((T - 1) + ceil((T - 1) / c)) / epsilon,
  * which meet the constraint exactly up to the ceiling (always on the side of
- * more noise), and the release's variance exceeds the seed's single
- * Lap(T N / epsilon) by a factor of only about 1 + 3 T^(-2/3).  For T = 1
+ * more noise), and the release's variance exceeds the single
+ * Lap(T N / epsilon) of [CSS10] by a factor of only about 1 + 3 T^(-2/3).  For T = 1
  * there is no later step: the release is the accumulator, b_eta = N / epsilon.
  *
  * Nodes: [0] the accumulator eta + c(t); [1] the last release (public).

@@ -1,6 +1,6 @@
 /*
  * dp_simple_ii.c
- *		Simple Counting Mechanism II (Chan, Shi, Song; seed 000 section 3.2):
+ *		Simple Counting Mechanism II (Chan, Shi and Song [CSS10]):
  *		noise on every step's value, release the running sum of noisy values.
  *
  * A step's value is in exactly one noisy term, so noise of scale N / epsilon

@@ -18,7 +18,7 @@
  * clamped into [0, N]: the sensitivity actually charged, N * g, is at least
  * the width and at most the width plus 2g.
  *
- * The counters share the budget: epsilon / 2 each for an average (seed 004
+ * The counters share the budget: epsilon / 2 each for an average (Budaeva et al. [BLD+],
  * Theorem 5) and epsilon / 3 each for a variance.  By basic composition the
  * tuple of releases is epsilon-DP, and every estimate is a function of that
  * tuple only.

@@ -1,7 +1,7 @@
 /*
  * dp_statistic.h
  *		Private running sum, average and variance of real or integer values,
- *		built from counters (seed 004 sections 4.1-4.3).
+ *		built from counters (Budaeva et al. [BLD+], sections 4.1-4.3).
  *
  * A statistic runs one to three counters of the user's mechanism side by
  * side: a count of observations, a sum and a sum of squares.  Each counter
@@ -45,8 +45,8 @@ typedef enum dp_value_domain
 /*
  * The sum an average divides by the count.  MIDPOINT sums x - (lower +
  * upper) / 2, which keeps the count's noise from being multiplied by a mean
- * far from zero; PLAIN sums x itself (seed 004 Algorithm 3).  MIDPOINT is
- * the default: bench/seed004 measures both.
+ * far from zero; PLAIN sums x itself (Budaeva et al. [BLD+], Algorithm 3).  MIDPOINT is
+ * the default: bench/aggregates measures both.
  */
 typedef enum dp_average_estimator
 {

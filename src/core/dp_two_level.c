@@ -1,7 +1,7 @@
 /*
  * dp_two_level.c
- *		The Two-level mechanism (Chan, Shi, Song; seed 000 section 3.4,
- *		seed 003): blocks of B steps, each step counted once in its block and
+ *		The Two-level mechanism (Chan, Shi and Song, ICALP 2010 [CSS10];
+ *		compared by Maddi [Mad]): blocks of B steps, each step counted once in its block and
  *		once on its own.
  *
  * Every step is in one block p-sum and one singleton p-sum, so the vector of

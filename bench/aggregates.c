@@ -1,11 +1,11 @@
 /*
- * seed004.c
- *		Measures seed 004's Conjectures 1 (Binary Average) and 2 (Binary
- *		Variance), and compares the two average estimators.
+ * aggregates.c
+ *		Measures the Conjectures 1 (Binary Average) and 2 (Binary
+ *		Variance) of Budaeva et al. [BLD+] (docs/references.md), and compares the two average estimators.
  *
- *   seed004 conjectures TRIALS OUTDIR   error against t for T = 2^10..2^16,
+ *   aggregates conjectures TRIALS OUTDIR   error against t for T = 2^10..2^16,
  *                                       epsilon 1 and 0.1, two data sets
- *   seed004 estimators TRIALS           midpoint against plain averages
+ *   aggregates estimators TRIALS           midpoint against plain averages
  *
  * Errors are normalised by the range: |average error| / (upper - lower) and
  * |variance error| / ((upper - lower) / 2)^2, so that the conjecture's bound,
@@ -148,7 +148,7 @@ run_conjectures(int trials, const char *outdir)
 	char		path[512];
 	FILE	   *summary;
 
-	snprintf(path, sizeof(path), "%s/seed004_summary.txt", outdir);
+	snprintf(path, sizeof(path), "%s/aggregates_summary.txt", outdir);
 	summary = fopen(path, "w");
 	printf("%-8s %-9s %6s %4s | %-28s | %-17s | %s\n", "data", "statistic", "T", "eps",
 		   "p95 err at t=64, 1024, T", "slope  constant", "max p95/conjecture");
@@ -232,7 +232,7 @@ run_conjectures(int trials, const char *outdir)
 					double		max_ratio = 0;
 					double		at64 = 0, at1024 = 0;
 
-					snprintf(path, sizeof(path), "%s/seed004_%s_%s_T%d_eps%g.dat", outdir,
+					snprintf(path, sizeof(path), "%s/aggregates_%s_%s_T%d_eps%g.dat", outdir,
 							 set_names[set], s == 0 ? "average" : "variance", log_horizon, epsilon);
 					data = fopen(path, "w");
 					fprintf(data, "# t p95 mean conjecture\n");
@@ -353,11 +353,12 @@ run_estimators(int trials)
 int
 main(int argc, char **argv)
 {
+	/* the key of the recorded runs (docs/benchmarks.md): keep it */
 	static const unsigned char seed[] = "dp_stream seed 004 bench";
 
 	if (argc < 3)
 	{
-		fprintf(stderr, "usage: seed004 conjectures TRIALS OUTDIR | estimators TRIALS\n");
+		fprintf(stderr, "usage: aggregates conjectures TRIALS OUTDIR | estimators TRIALS\n");
 		return 2;
 	}
 	dp_random_init_keyed(&rng, seed, sizeof(seed) - 1);

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Seed 004's Conjectures 1 and 2 measured: the error of the Binary Average
+# The Conjectures 1 and 2 of Budaeva et al. [BLD+] measured: the error of the Binary Average
 # and Binary Variance mechanisms against t, for T = 2^10 .. 2^16, epsilon 1
 # and 0.1, on i.i.d. uniform values and on an hourly smart-meter profile;
 # and the midpoint average estimator against the plain one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p bench/out/seed004
-trials=${BENCH_SEED004_TRIALS:-200}
+mkdir -p bench/out/aggregates
+trials=${BENCH_AGGREGATES_TRIALS:-200}
 [ -n "${BENCH_QUICK:-}" ] && trials=10
-cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -Isrc/core -o bench/out/seed004_bench \
-  bench/seed004.c src/core/*.c -lsodium -lm
+cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -Isrc/core -o bench/out/aggregates_bench \
+  bench/aggregates.c src/core/*.c -lsodium -lm
 echo "== average estimators: midpoint against plain ($(( trials * 2 )) trials)"
-bench/out/seed004_bench estimators $(( trials * 2 )) | tee bench/out/seed004_estimators.txt
+bench/out/aggregates_bench estimators $(( trials * 2 )) | tee bench/out/aggregates_estimators.txt
 echo
 echo "== conjectures 1 and 2: normalised error, $trials trials per configuration"
-bench/out/seed004_bench conjectures "$trials" bench/out/seed004 | tee bench/out/seed004.txt
+bench/out/aggregates_bench conjectures "$trials" bench/out/aggregates | tee bench/out/aggregates.txt
 
 gnuplot <<PLOT
 set terminal pngcairo size 1000,650 noenhanced font ',10'
@@ -26,11 +26,11 @@ set key outside bottom center horizontal maxrows 3
 set style data lines
 do for [statistic in "average variance"] {
   do for [data in "uniform meter"] {
-    set output sprintf('bench/out/seed004_%s_%s.png', statistic, data)
+    set output sprintf('bench/out/aggregates_%s_%s.png', statistic, data)
     set ylabel sprintf('95th percentile of |error| / %s, %s trials', statistic eq 'average' ? 'range' : '(range/2)^2', '${trials}')
-    set title sprintf('Seed 004 conjecture %s (%s): Binary %s mechanism, %s data', \
+    set title sprintf('Budaeva et al., conjecture %s (%s): Binary %s mechanism, %s data', \
                       statistic eq 'average' ? '1' : '2', statistic, statistic, data)
-    f(T, e) = sprintf('bench/out/seed004/seed004_%s_%s_T%d_eps%s.dat', data, statistic, T, e)
+    f(T, e) = sprintf('bench/out/aggregates/aggregates_%s_%s_T%d_eps%s.dat', data, statistic, T, e)
     plot f(10, '1') using 1:2 lw 2 lc rgb '#1f77b4' title 'T=2^10, eps=1', \
          f(13, '1') using 1:2 lw 2 lc rgb '#2ca02c' title 'T=2^13, eps=1', \
          f(16, '1') using 1:2 lw 2 lc rgb '#d62728' title 'T=2^16, eps=1', \
@@ -42,4 +42,4 @@ do for [statistic in "average variance"] {
   }
 }
 PLOT
-echo "wrote bench/out/seed004_{average,variance}_{uniform,meter}.png"
+echo "wrote bench/out/aggregates_{average,variance}_{uniform,meter}.png"

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Seed 003's comparison reproduced: epsilon = 1, T = 1000 and 10000, random
-# bit streams, error |M(t) - c(t)|.  First with the seed's 25 trials (tables
+# Maddi's comparison [Mad] reproduced: epsilon = 1, T = 1000 and 10000, random
+# bit streams, error |M(t) - c(t)|.  First with the post's 25 trials (tables
 # and data), then with 500 trials (tables and the plots: 25 trials leave
 # the curves too noisy to read) to show which differences are real.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p bench/out/seed003 bench/out/seed003_many
-many=${BENCH_SEED003_TRIALS:-500}
+mkdir -p bench/out/comparison bench/out/comparison_many
+many=${BENCH_COMPARISON_TRIALS:-500}
 [ -n "${BENCH_QUICK:-}" ] && many=50
-cc -std=c11 -O2 -Isrc/core -o bench/out/seed003_bench bench/seed003.c src/core/*.c -lsodium -lm
-echo "== seed 003 protocol: 25 trials"
-bench/out/seed003_bench 25 bench/out/seed003 | tee bench/out/seed003.txt
+cc -std=c11 -O2 -Isrc/core -o bench/out/comparison_bench bench/comparison.c src/core/*.c -lsodium -lm
+echo "== the post's protocol: 25 trials"
+bench/out/comparison_bench 25 bench/out/comparison | tee bench/out/comparison.txt
 echo
 echo "== the same with $many trials"
-bench/out/seed003_bench "$many" bench/out/seed003_many | tee bench/out/seed003_many.txt
+bench/out/comparison_bench "$many" bench/out/comparison_many | tee bench/out/comparison_many.txt
 
 gnuplot <<PLOT
 trials = '${many}'
@@ -24,9 +24,9 @@ set logscale y
 set key outside bottom center horizontal maxrows 3
 set style data lines
 do for [T in "1000 10000"] {
-  set output sprintf('bench/out/seed003_T%s.png', T)
-  set title sprintf('Seed 003 comparison, T = %s, epsilon = 1 (dp_stream mechanisms)', T)
-  f = sprintf('bench/out/seed003_many/seed003_T%s.dat', T)
+  set output sprintf('bench/out/comparison_T%s.png', T)
+  set title sprintf('Maddi comparison, T = %s, epsilon = 1 (dp_stream mechanisms)', T)
+  f = sprintf('bench/out/comparison_many/comparison_T%s.dat', T)
   plot f using 1:2 lw 2 lc rgb '#7f7f7f' title 'simple_i', \
        f using 1:3 lw 1 lc rgb '#1f77b4' title 'simple_ii', \
        f using 1:4 lw 1 lc rgb '#2ca02c' title 'two_level B=10', \
@@ -38,10 +38,10 @@ do for [T in "1000 10000"] {
        f using 1:13 lw 1 dt 2 lc rgb '#17becf' title 'two_level sqrt(T) pan-private'
 }
 unset logscale y
-set output 'bench/out/seed003_blocks.png'
+set output 'bench/out/comparison_blocks.png'
 set title 'Two-level by block size, T = 10000, epsilon = 1'
-f = 'bench/out/seed003_many/seed003_T10000.dat'
+f = 'bench/out/comparison_many/comparison_T10000.dat'
 plot f using 1:4 title 'B = 10', f using 1:5 title 'B = 25', f using 1:6 title 'B = 50', \
      f using 1:7 title 'B = 100 = sqrt(T)'
 PLOT
-echo "wrote bench/out/seed003_T1000.png, seed003_T10000.png, seed003_blocks.png"
+echo "wrote bench/out/comparison_T1000.png, comparison_T10000.png, comparison_blocks.png"

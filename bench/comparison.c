@@ -1,12 +1,12 @@
 /*
- * seed003.c
- *		The comparison of seed 003 with this project's mechanisms: epsilon = 1,
+ * comparison.c
+ *		Maddi's comparison [Mad] with this project's mechanisms: epsilon = 1,
  *		T = 1000 and 10000, 25 trials of random bit streams, error at t =
  *		|M(t) - c(t)|.  Writes the mean absolute error at every t for every
  *		mechanism (one .dat file per T), prints the total error (sum over t,
- *		mean over trials) and the figures the seed's findings are judged by.
+ *		mean over trials) and the figures the post's findings are judged by.
  *
- *		usage: seed003 TRIALS OUTDIR
+ *		usage: comparison TRIALS OUTDIR
  */
 #include <math.h>
 #include <stdio.h>
@@ -117,7 +117,7 @@ run(int64_t horizon, int trials, const char *outdir, dp_random *rng)
 		}
 	}
 
-	snprintf(path, sizeof(path), "%s/seed003_T%lld.dat", outdir, (long long) horizon);
+	snprintf(path, sizeof(path), "%s/comparison_T%lld.dat", outdir, (long long) horizon);
 	out = fopen(path, "w");
 	fprintf(out, "# t");
 	for (int m = 0; m < MECHANISMS; m++)
@@ -180,12 +180,13 @@ int
 main(int argc, char **argv)
 {
 	dp_random	rng;
+	/* the key of the recorded runs (docs/benchmarks.md): keep it */
 	static const char seed[] = "dp_stream bench: seed 003 comparison";
 	int			trials = argc > 1 ? atoi(argv[1]) : 25;
 
 	if (argc < 3 || !dp_random_library_init())
 	{
-		fprintf(stderr, "usage: seed003 TRIALS OUTDIR\n");
+		fprintf(stderr, "usage: comparison TRIALS OUTDIR\n");
 		return 1;
 	}
 	dp_random_init_keyed(&rng, seed, sizeof(seed) - 1);
