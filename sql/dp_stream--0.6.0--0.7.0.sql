@@ -1,4 +1,6 @@
--- dp_stream 0.6.0 -> 0.7.0: a comment on every object of the extension.
+-- dp_stream 0.6.0 -> 0.7.0: a comment on every object of the extension;
+-- functions that help choose epsilon and a mechanism before spending any
+-- (docs/choosing_parameters.md).
 
 \echo Use "ALTER EXTENSION dp_stream UPDATE TO '0.7.0'" to load this file. \quit
 
@@ -57,6 +59,43 @@ COMMENT ON FUNCTION dp_stream.refuse_change() IS
     'internal: the trigger that keeps releases, charges and keys append-only';
 COMMENT ON FUNCTION dp_stream.register_key(text, @extschema@.dp_mechanism, text, regrole, text) IS
     'internal: writes a key registration for create_key, as the extension''s owner';
+
+-- Choosing parameters: public inputs only, no noise drawn.
+CREATE FUNCTION @extschema@.dp_error_sd(mechanism @extschema@.dp_mechanism, steps bigint)
+    RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_mechanism_error_sd' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_error_sd(@extschema@.dp_mechanism, bigint) IS
+    'standard deviation of the error of the release at a given step (draws no noise)';
+CREATE FUNCTION @extschema@.dp_epsilon_for(mechanism @extschema@.dp_mechanism, half_width float8,
+                                            steps bigint, confidence float8 DEFAULT 0.95)
+    RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_mechanism_epsilon_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_epsilon_for(@extschema@.dp_mechanism, float8, bigint, float8) IS
+    'the smallest epsilon whose error bound at a step is at most half_width (the mechanism''s own epsilon is ignored)';
+CREATE FUNCTION @extschema@.dp_error_bound_max(mechanism @extschema@.dp_mechanism, steps bigint,
+                                                confidence float8 DEFAULT 0.95)
+    RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_mechanism_error_bound_max' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_error_bound_max(@extschema@.dp_mechanism, bigint, float8) IS
+    'the widest error bound over steps 1..steps: a band that never narrows (at most 10^7 steps)';
+
+CREATE FUNCTION @extschema@.dp_compare_mechanisms(epsilon float8, horizon bigint, steps bigint,
+                                                   max_per_step bigint DEFAULT 1,
+                                                   confidence float8 DEFAULT 0.95)
+    RETURNS TABLE (mechanism @extschema@.dp_mechanism, error_sd float8, error_bound float8)
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT m, @extschema@.dp_error_sd(m, steps), @extschema@.dp_error_bound(m, steps, confidence)
+  FROM (VALUES (@extschema@.dp_binary(epsilon, horizon, max_per_step)),
+               (@extschema@.dp_two_level(epsilon, horizon, NULL::bigint, max_per_step)),
+               (@extschema@.dp_hybrid(epsilon, max_per_step)),
+               (@extschema@.dp_simple_i(epsilon, horizon, max_per_step)),
+               (@extschema@.dp_simple_ii(epsilon, max_per_step)),
+               (@extschema@.dp_ppcum(epsilon, horizon, max_per_step))) AS candidates (m)
+  ORDER BY 3, 2
+$$;
+COMMENT ON FUNCTION @extschema@.dp_compare_mechanisms(float8, bigint, bigint, bigint, float8) IS
+    'every mechanism at one epsilon and horizon: the error at a step, best first (draws no noise)';
 
 -- The support functions of the types and aggregates: what each serves.
 DO $$

@@ -4,8 +4,13 @@
  */
 #include "dp_stream.h"
 
+#include <math.h>
+
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "miscadmin.h"
+
+#include "dp_planning.h"
 
 PG_FUNCTION_INFO_V1(dp_mechanism_in);
 PG_FUNCTION_INFO_V1(dp_mechanism_out);
@@ -22,6 +27,9 @@ PG_FUNCTION_INFO_V1(dp_consistent_option);
 PG_FUNCTION_INFO_V1(dp_keyed_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_mechanism_epsilon);
+PG_FUNCTION_INFO_V1(dp_mechanism_error_sd);
+PG_FUNCTION_INFO_V1(dp_mechanism_epsilon_for);
+PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 
 /*
  * Version 1 values (dp_stream 0.1.0) end before the block field; they are
@@ -321,19 +329,11 @@ dp_keyed_option(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
-/* dp_error_bound(mechanism, steps, confidence): public, draws no noise */
-Datum
-dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
+/* Errors of the functions that answer from a mechanism alone. */
+static void
+report_planning_status(dp_status status, const char *field, const dp_mechanism *mechanism,
+					   int64 steps)
 {
-	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
-	int64		steps = PG_GETARG_INT64(1);
-	double		confidence = PG_GETARG_FLOAT8(2);
-	double		bound;
-	const char *field = NULL;
-	dp_status	status;
-
-	dp_check_confidence(confidence);
-	status = dp_mechanism_error_bound(mechanism, steps, confidence, &bound, &field);
 	if (status == DP_ERROR_HORIZON_EXCEEDED && mechanism->horizon == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -347,6 +347,100 @@ dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
 						   steps, mechanism->horizon)));
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
+}
+
+/* dp_error_bound(mechanism, steps, confidence): public, draws no noise */
+Datum
+dp_mechanism_error_bound_sql(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	int64		steps = PG_GETARG_INT64(1);
+	double		confidence = PG_GETARG_FLOAT8(2);
+	double		bound;
+	const char *field = NULL;
+	dp_status	status;
+
+	dp_check_confidence(confidence);
+	status = dp_mechanism_error_bound(mechanism, steps, confidence, &bound, &field);
+	report_planning_status(status, field, mechanism, steps);
+	PG_RETURN_FLOAT8(bound);
+}
+
+/* dp_error_sd(mechanism, steps): the standard deviation of the error at steps */
+Datum
+dp_mechanism_error_sd(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	int64		steps = PG_GETARG_INT64(1);
+	double		sd;
+	const char *field = NULL;
+
+	report_planning_status(dp_planning_error_sd(mechanism, steps, &sd, &field), field,
+						   mechanism, steps);
+	PG_RETURN_FLOAT8(sd);
+}
+
+/*
+ * dp_epsilon_for(mechanism, half_width, steps, confidence): the smallest
+ * epsilon whose error bound at steps is at most half_width
+ */
+Datum
+dp_mechanism_epsilon_for(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	double		half_width = PG_GETARG_FLOAT8(1);
+	int64		steps = PG_GETARG_INT64(2);
+	double		confidence = PG_GETARG_FLOAT8(3);
+	double		epsilon;
+	const char *field = NULL;
+	dp_status	status;
+
+	dp_check_confidence(confidence);
+	if (!(half_width > 0) || isinf(half_width))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("half_width must be positive and finite")));
+	status = dp_planning_epsilon_for(mechanism, steps, confidence, half_width, &epsilon, &field);
+	if (status == DP_ERROR_EPSILON)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no epsilon up to %g gives an error bound of %g at step " INT64_FORMAT,
+						DP_EPSILON_MAX, half_width, steps),
+				 errhint("Even the smallest noise is wider: allow a wider error, a lower "
+						 "confidence, a smaller max_per_step or another mechanism.")));
+	report_planning_status(status, field, mechanism, steps);
+	PG_RETURN_FLOAT8(epsilon);
+}
+
+static void
+check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * dp_error_bound_max(mechanism, steps, confidence): the widest bound over
+ * steps 1..steps, a band that never narrows
+ */
+Datum
+dp_mechanism_error_bound_max(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	int64		steps = PG_GETARG_INT64(1);
+	double		confidence = PG_GETARG_FLOAT8(2);
+	double		bound;
+	const char *field = NULL;
+	dp_status	status;
+
+	dp_check_confidence(confidence);
+	if (steps > DP_PLANNING_SCAN_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("dp_error_bound_max scans at most %d steps", DP_PLANNING_SCAN_MAX),
+				 errdetail("steps was " INT64_FORMAT ".", steps)));
+	status = dp_planning_max_error_bound(mechanism, steps, confidence, check_interrupts,
+										 &bound, &field);
+	report_planning_status(status, field, mechanism, steps);
 	PG_RETURN_FLOAT8(bound);
 }
 

@@ -1,0 +1,188 @@
+/*
+ * dp_planning.c
+ *		Error figures computed from a mechanism alone (see dp_planning.h).
+ */
+#include "dp_planning.h"
+
+#include <math.h>
+#include <string.h>
+
+static dp_status
+prepare_at(dp_counter *header, const dp_mechanism *mechanism, int64_t steps,
+		   const char **field)
+{
+	dp_status	status = dp_counter_prepare(header, mechanism, field);
+
+	if (status != DP_OK)
+		return status;
+	if (steps < 0 || steps > (header->kind->bounded ? mechanism->horizon : DP_HORIZON_MAX))
+	{
+		*field = "steps";
+		return DP_ERROR_HORIZON_EXCEEDED;
+	}
+	header->steps = steps;
+	return DP_OK;
+}
+
+dp_status
+dp_planning_error_sd(const dp_mechanism *mechanism, int64_t steps, double *sd,
+					 const char **field)
+{
+	dp_counter	header;
+	dp_status	status = prepare_at(&header, mechanism, steps, field);
+
+	if (status != DP_OK)
+		return status;
+	*sd = sqrt(dp_counter_noise_variance(&header));
+	return DP_OK;
+}
+
+/* The bound at epsilon, or +infinity when epsilon is not a valid one. */
+static double
+bound_at(const dp_mechanism *mechanism, double epsilon, int64_t steps, double confidence)
+{
+	dp_mechanism candidate = *mechanism;
+	double		bound;
+	const char *field;
+
+	candidate.epsilon = epsilon;
+	if (dp_mechanism_error_bound(&candidate, steps, confidence, &bound, &field) != DP_OK)
+		return INFINITY;
+	return bound;
+}
+
+/*
+ * Bisection on log epsilon: the bound does not increase with epsilon (a
+ * larger epsilon gives a noise scale no larger), so the set of epsilons
+ * meeting the target is an interval up to DP_EPSILON_MAX.  About 60 halvings
+ * of the log range reach a relative 1e-9; the upper end is returned, so the
+ * answer always meets the target.
+ */
+dp_status
+dp_planning_epsilon_for(const dp_mechanism *mechanism, int64_t steps, double confidence,
+						double half_width, double *epsilon, const char **field)
+{
+	double		low = log(DP_EPSILON_MIN);
+	double		high = log(DP_EPSILON_MAX);
+	double		bound;
+	dp_status	status = dp_mechanism_error_bound(mechanism, steps, confidence, &bound, field);
+
+	if (status != DP_OK)
+		return status;
+	if (!(half_width > 0) || !isfinite(half_width))
+	{
+		*field = "half_width";
+		return DP_ERROR_FORMAT;
+	}
+	if (bound_at(mechanism, DP_EPSILON_MAX, steps, confidence) > half_width)
+	{
+		*field = "half_width";
+		return DP_ERROR_EPSILON;
+	}
+	if (bound_at(mechanism, DP_EPSILON_MIN, steps, confidence) <= half_width)
+	{
+		*epsilon = DP_EPSILON_MIN;
+		return DP_OK;
+	}
+	for (int i = 0; i < 200 && high - low > 1e-9; i++)
+	{
+		double		middle = (low + high) / 2;
+
+		if (bound_at(mechanism, exp(middle), steps, confidence) <= half_width)
+			high = middle;
+		else
+			low = middle;
+	}
+	*epsilon = exp(high);
+	/* exp(log(x)) may round below the tested value: step up until it holds */
+	for (int i = 0; i < 8 && bound_at(mechanism, *epsilon, steps, confidence) > half_width; i++)
+		*epsilon = nextafter(*epsilon, INFINITY);
+	return DP_OK;
+}
+
+typedef struct configuration
+{
+	int			count;
+	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+} configuration;
+
+static bool
+same_scale(const dp_scale *a, const dp_scale *b)
+{
+	return memcmp(a, b, sizeof(dp_scale)) == 0;
+}
+
+/* Terms of `scale` in a configuration (0 when it has none of that scale). */
+static int64_t
+terms_of(const configuration *c, const dp_scale *scale)
+{
+	for (int i = 0; i < c->count; i++)
+		if (same_scale(&c->groups[i].scale, scale))
+			return c->groups[i].terms;
+	return 0;
+}
+
+/* Whether every group of a has at most as many terms as b at its scale. */
+static bool
+dominated_by(const configuration *a, const configuration *b)
+{
+	for (int i = 0; i < a->count; i++)
+		if (a->groups[i].terms > terms_of(b, &a->groups[i].scale))
+			return false;
+	return true;
+}
+
+#define FRONTIER_MAX 256
+
+dp_status
+dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double confidence,
+							void (*check) (void), double *bound, const char **field)
+{
+	dp_counter	header;
+	dp_status	status = prepare_at(&header, mechanism, steps, field);
+	configuration frontier[FRONTIER_MAX];
+	int			frontier_count = 0;
+
+	if (status != DP_OK)
+		return status;
+	if (steps > DP_PLANNING_SCAN_MAX)
+	{
+		*field = "steps";
+		return DP_ERROR_HORIZON_EXCEEDED;
+	}
+	*bound = 0;
+	for (int64_t s = 1; s <= steps; s++)
+	{
+		configuration c;
+		bool		dominated = false;
+		int			kept = 0;
+
+		if (check && (s & 0xFFFF) == 0)
+			check();
+		c.count = header.kind->noise_groups(&header, s, c.groups);
+		for (int i = 0; i < frontier_count && !dominated; i++)
+			dominated = dominated_by(&c, &frontier[i]);
+		if (dominated)
+			continue;
+		/* c joins the frontier; configurations it dominates leave it */
+		for (int i = 0; i < frontier_count; i++)
+			if (!dominated_by(&frontier[i], &c))
+				frontier[kept++] = frontier[i];
+		frontier_count = kept;
+		if (frontier_count == FRONTIER_MAX)
+		{
+			/* cannot happen for the shipped mechanisms; keep the answer exact */
+			*field = "steps";
+			return DP_ERROR_HORIZON_EXCEEDED;
+		}
+		frontier[frontier_count++] = c;
+	}
+	for (int i = 0; i < frontier_count; i++)
+	{
+		double		b = dp_noise_sum_half_width(frontier[i].groups, frontier[i].count, confidence);
+
+		if (b > *bound)
+			*bound = b;
+	}
+	return DP_OK;
+}
