@@ -60,6 +60,13 @@ COMMENT ON FUNCTION dp_stream.refuse_change() IS
 COMMENT ON FUNCTION dp_stream.register_key(text, @extschema@.dp_mechanism, text, regrole, text) IS
     'internal: writes a key registration for create_key, as the extension''s owner';
 
+-- The privacy unit: a person with at most `contributions` over the stream.
+CREATE FUNCTION @extschema@.dp_person_level(mechanism @extschema@.dp_mechanism, contributions bigint)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_person_level_option' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_person_level(@extschema@.dp_mechanism, bigint) IS
+    'the mechanism protecting a person who contributes at most this much to the whole stream (events of a count, observations of a statistic)';
+
 -- Choosing parameters: public inputs only, no noise drawn.
 CREATE FUNCTION @extschema@.dp_error_sd(mechanism @extschema@.dp_mechanism, steps bigint)
     RETURNS float8

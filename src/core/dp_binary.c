@@ -117,12 +117,16 @@ binary_node_count(const dp_mechanism *mechanism)
 	return dp_level_count(mechanism->horizon);
 }
 
-/* Each step lies in one interval per level: L1 sensitivity L N. */
+/*
+ * Each step lies in one interval per level: L1 sensitivity L N at event
+ * level.  At person level the values of all steps together change by at
+ * most K units (dp_mechanism_unit_bound), each reaching L intervals: L K.
+ */
 static void
 binary_set_scales(dp_counter *counter)
 {
 	counter->scale = dp_counter_scale_for((uint64_t) counter->kind_nodes *
-										  (uint64_t) counter->mechanism.max_per_step,
+										  dp_mechanism_unit_bound(&counter->mechanism),
 										  counter->mechanism.epsilon);
 }
 
@@ -165,7 +169,8 @@ const dp_counter_kind dp_binary_kind = {
 	.name = "binary",
 	.kind = DP_MECHANISM_BINARY,
 	.bounded = true,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = NULL,
 	.node_count = binary_node_count,
 	.set_scales = binary_set_scales,

@@ -215,7 +215,7 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 										  const char **field);
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
-#define DP_COUNTER_FORMAT_VERSION 3	/* versions 1 (0.1.0) and 2 are still read */
+#define DP_COUNTER_FORMAT_VERSION 4	/* versions 1 (0.1.0), 2 and 3 are still read */
 /* The public prefix of the binary form: mechanism, node count and steps. */
 #define DP_COUNTER_PUBLIC_BYTES 56
 /* DP_ERROR_OVERFLOW when a stored node would be beyond what decoders accept. */

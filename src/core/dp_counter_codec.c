@@ -18,9 +18,11 @@
  * Version 3 (dp_stream 0.6.0) adds, between the header and the nodes:
  *   56 u8   1 when a noise key follows, else 0      64  32 bytes noise key
  *   57 7 bytes reserved (0)                         96  64 bytes key name
- * and its nodes start at 160.  The noise key is secret: version 3 is only
- * ever stored inside a sealed value (dp_seal.h).  The key name is the
- * mechanism's (zero unless keyed).
+ * and its nodes start at 160.  The noise key is secret: versions 3 and 4
+ * are only ever stored inside a sealed value (dp_seal.h).  The key name is
+ * the mechanism's (zero unless keyed).  Version 4 (0.7.0) adds
+ *   160 i64 contributions (person level, else 0)
+ * and its nodes start at 168.
  *
  * Versions 1 (dp_stream 0.1.0, Binary only: no block field, nodes at 48) and
  * 2 (nodes at 56) are still read, without a noise key.  The consistent
@@ -40,13 +42,16 @@
 #define KEY_SECTION 56
 #define NOISE_KEY_OFFSET 64
 #define KEY_NAME_OFFSET 96
-#define HEADER_BYTES 160
+#define HEADER_BYTES_V3 160
+#define CONTRIBUTIONS_OFFSET 160
+#define HEADER_BYTES 168
 #define TEXT_VERSION 2
 
 static size_t
 header_bytes(int version)
 {
-	return version == 1 ? HEADER_BYTES_V1 : version == 2 ? HEADER_BYTES_V2 : HEADER_BYTES;
+	return version == 1 ? HEADER_BYTES_V1 : version == 2 ? HEADER_BYTES_V2 :
+		version == 3 ? HEADER_BYTES_V3 : HEADER_BYTES;
 }
 
 static dp_status
@@ -116,6 +121,7 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 	if (counter->has_noise_key)
 		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
 	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
+	dp_put_u64(out + CONTRIBUTIONS_OFFSET, (uint64_t) counter->mechanism.contributions);
 
 	dp_counter_persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
@@ -196,6 +202,8 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 		/* validation below refuses a name that is not NUL-terminated or not zero-padded */
 		memcpy(mechanism->key, data + KEY_NAME_OFFSET, sizeof(mechanism->key));
 	}
+	if (data[0] >= 4)
+		mechanism->contributions = (int64_t) dp_get_u64(data + CONTRIBUTIONS_OFFSET);
 
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");

@@ -44,16 +44,16 @@ static dp_scale
 tree_scale(const dp_counter *counter, int block)
 {
 	return dp_counter_scale_for(2 * (uint64_t) (block + 1) *
-								(uint64_t) counter->mechanism.max_per_step,
+								dp_mechanism_unit_bound(&counter->mechanism),
 								counter->mechanism.epsilon);
 }
 
 static dp_status
 hybrid_validate(const dp_mechanism *mechanism, const char **field)
 {
-	if ((uint64_t) mechanism->max_per_step > DP_SENSITIVITY_MAX / (2 * TREE_LEVELS_MAX))
+	if (dp_mechanism_unit_bound(mechanism) > DP_SENSITIVITY_MAX / (2 * TREE_LEVELS_MAX))
 	{
-		*field = "max_per_step";
+		*field = (mechanism->flags & DP_FLAG_PERSON) ? "contributions" : "max_per_step";
 		return DP_ERROR_SENSITIVITY;
 	}
 	return DP_OK;
@@ -69,7 +69,7 @@ hybrid_node_count(const dp_mechanism *mechanism)
 static void
 hybrid_set_scales(dp_counter *counter)
 {
-	counter->scale = dp_counter_scale_for(2 * (uint64_t) counter->mechanism.max_per_step,
+	counter->scale = dp_counter_scale_for(2 * dp_mechanism_unit_bound(&counter->mechanism),
 										  counter->mechanism.epsilon);
 	counter->second_scale = tree_scale(counter, block_of(counter->steps + 1));
 }
@@ -158,7 +158,8 @@ const dp_counter_kind dp_hybrid_kind = {
 	.name = "hybrid",
 	.kind = DP_MECHANISM_HYBRID,
 	.bounded = false,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = hybrid_validate,
 	.node_count = hybrid_node_count,
 	.set_scales = hybrid_set_scales,

@@ -101,6 +101,7 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		uint32_t	refused = mechanism->flags & ~kind->accepted_flags;
 
 		*field = (refused & DP_FLAG_KEYED) ? "keyed" :
+			(refused & (DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION)) ? "person_level" :
 			(refused & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
 		return DP_ERROR_OPTION;
 	}
@@ -108,6 +109,20 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	{
 		*field = "key";
 		return DP_ERROR_KEY;
+	}
+	if ((mechanism->flags & DP_FLAG_PERSON) ?
+		(mechanism->contributions < 1 || mechanism->contributions > DP_MAX_PER_STEP_MAX) :
+		(mechanism->contributions != 0 || (mechanism->flags & DP_FLAG_PER_OBSERVATION)))
+	{
+		*field = "contributions";
+		return DP_ERROR_CONTRIBUTIONS;
+	}
+	/* checked without overflow: contributions * max_per_step <= the limit */
+	if ((mechanism->flags & DP_FLAG_PER_OBSERVATION) &&
+		mechanism->contributions > DP_MAX_PER_STEP_MAX / mechanism->max_per_step)
+	{
+		*field = "contributions";
+		return DP_ERROR_CONTRIBUTIONS;
 	}
 	if (kind->has_block ? (mechanism->block < 1 || mechanism->block > mechanism->horizon)
 		: mechanism->block != 0)
@@ -163,6 +178,11 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	if (mechanism->flags & DP_FLAG_KEYED)
 		length += snprintf(buffer + length, size - length, ",key=%.*s",
 						   DP_KEY_NAME_MAX, mechanism->key);
+	if (mechanism->flags & DP_FLAG_PERSON)
+		length += snprintf(buffer + length, size - length, ",contributions=%lld",
+						   (long long) mechanism->contributions);
+	if (mechanism->flags & DP_FLAG_PER_OBSERVATION)
+		length += snprintf(buffer + length, size - length, ",per_observation=true");
 	length += snprintf(buffer + length, size - length, ")");
 	return length;
 }
@@ -201,7 +221,9 @@ enum
 	SEEN_BLOCK = 1 << 3,
 	SEEN_PAN_PRIVATE = 1 << 4,
 	SEEN_CONSISTENT = 1 << 5,
-	SEEN_KEY = 1 << 6
+	SEEN_KEY = 1 << 6,
+	SEEN_CONTRIBUTIONS = 1 << 7,
+	SEEN_PER_OBSERVATION = 1 << 8
 };
 
 static const struct
@@ -216,6 +238,8 @@ static const struct
 	{"pan_private", SEEN_PAN_PRIVATE},
 	{"consistent", SEEN_CONSISTENT},
 	{"key", SEEN_KEY},
+	{"contributions", SEEN_CONTRIBUTIONS},
+	{"per_observation", SEEN_PER_OBSERVATION},
 };
 
 static dp_status
@@ -270,6 +294,15 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 			break;
 		case SEEN_CONSISTENT:
 			if (!parse_flag(cursor, mechanism, DP_FLAG_CONSISTENT))
+				return fail(error, field, "expected true or false");
+			break;
+		case SEEN_CONTRIBUTIONS:
+			if (!dp_text_int64(cursor, &mechanism->contributions))
+				return fail(error, field, "expected an integer");
+			mechanism->flags |= DP_FLAG_PERSON;
+			break;
+		case SEEN_PER_OBSERVATION:
+			if (!parse_flag(cursor, mechanism, DP_FLAG_PER_OBSERVATION))
 				return fail(error, field, "expected true or false");
 			break;
 		case SEEN_KEY:

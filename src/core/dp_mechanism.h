@@ -41,7 +41,18 @@ typedef enum dp_mechanism_kind
  * the whole privacy argument on their own.
  */
 #define DP_FLAG_KEYED		0x4u
-#define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED)
+/*
+ * PERSON: the privacy unit is a person who contributes at most
+ * `contributions` units to the whole stream (a count's events, or a
+ * statistic's observations), instead of one time step: neighbouring
+ * streams differ by one person's contributions, spread over any steps.
+ * PER_OBSERVATION, set on the counters of a statistic: a contribution is
+ * one observation, worth up to max_per_step units of that counter.
+ */
+#define DP_FLAG_PERSON		0x8u
+#define DP_FLAG_PER_OBSERVATION 0x10u
+#define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED | \
+							 DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION)
 
 /* A key name: 1 to 63 characters from [A-Za-z0-9_.:-]. */
 #define DP_KEY_NAME_MAX 63
@@ -60,7 +71,24 @@ typedef struct dp_mechanism
 	int64_t		max_per_step;	/* values are clamped into [0, max_per_step] */
 	int64_t		block;			/* block size of two_level, else 0 */
 	char		key[DP_KEY_NAME_MAX + 1];	/* with DP_FLAG_KEYED, else all zero */
+	int64_t		contributions;	/* with DP_FLAG_PERSON, else 0 */
 } dp_mechanism;
+
+/*
+ * How much neighbouring streams can differ in total, in units of the step
+ * values: one step's bound at event level, one person's contributions at
+ * person level.  Every mechanism's sensitivity is this times the number of
+ * nodes (or blocks) a unit reaches; validation keeps it at most
+ * DP_MAX_PER_STEP_MAX, so the products stay within DP_SENSITIVITY_MAX.
+ */
+static inline uint64_t
+dp_mechanism_unit_bound(const dp_mechanism *mechanism)
+{
+	if (!(mechanism->flags & DP_FLAG_PERSON))
+		return (uint64_t) mechanism->max_per_step;
+	return (uint64_t) mechanism->contributions *
+		((mechanism->flags & DP_FLAG_PER_OBSERVATION) ? (uint64_t) mechanism->max_per_step : 1);
+}
 
 /* Whether `name` is a valid key name (see DP_KEY_NAME_MAX). */
 extern bool dp_key_name_valid(const char *name, size_t length);
@@ -68,14 +96,15 @@ extern bool dp_key_name_valid(const char *name, size_t length);
 /*
  * Checks every field; on failure *field names the offending one
  * ("epsilon", "horizon", "max_per_step", "block", "pan_private", "keyed",
- * "key", "kind").
+ * "key", "person_level", "contributions", "kind").
  */
 extern dp_status dp_mechanism_validate(const dp_mechanism *mechanism, const char **field);
 
 /*
  * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1), with
  * block=B for two_level, pan_private=true / consistent=true when set and
- * key=NAME for a keyed mechanism.
+ * key=NAME for a keyed mechanism, contributions=K (person level) and
+ * per_observation=true (a statistic's counters).
  */
 #define DP_MECHANISM_TEXT_BYTES 320
 extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size);

@@ -24,7 +24,7 @@ simple_ii_node_count(const dp_mechanism *mechanism)
 static void
 simple_ii_set_scales(dp_counter *counter)
 {
-	counter->scale = dp_counter_scale_for((uint64_t) counter->mechanism.max_per_step,
+	counter->scale = dp_counter_scale_for(dp_mechanism_unit_bound(&counter->mechanism),
 										  counter->mechanism.epsilon);
 }
 
@@ -61,7 +61,8 @@ const dp_counter_kind dp_simple_ii_kind = {
 	.name = "simple_ii",
 	.kind = DP_MECHANISM_SIMPLE_II,
 	.bounded = false,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = NULL,
 	.node_count = simple_ii_node_count,
 	.set_scales = simple_ii_set_scales,

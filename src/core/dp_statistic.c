@@ -126,6 +126,9 @@ set_channel(dp_channel *channel, const dp_statistic_spec *spec, dp_channel_role 
 											   channels_for(spec->kind));
 	channel->mechanism.max_per_step =
 		(int64_t) ceil(ldexp(channel->high, -exponent)) - channel->base_units;
+	/* at person level a contribution is an observation: up to N units here */
+	if (channel->mechanism.flags & DP_FLAG_PERSON)
+		channel->mechanism.flags |= DP_FLAG_PER_OBSERVATION;
 	return dp_mechanism_validate(&channel->mechanism, field);
 }
 

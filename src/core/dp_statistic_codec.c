@@ -44,6 +44,7 @@ user_mechanism(const dp_mechanism *channel, double epsilon)
 
 	mechanism.epsilon = epsilon;
 	mechanism.max_per_step = 1;
+	mechanism.flags &= ~DP_FLAG_PER_OBSERVATION;
 	return mechanism;
 }
 
@@ -52,7 +53,8 @@ same_mechanism(const dp_mechanism *a, const dp_mechanism *b)
 {
 	return a->kind == b->kind && a->flags == b->flags && a->epsilon == b->epsilon &&
 		a->horizon == b->horizon && a->max_per_step == b->max_per_step &&
-		a->block == b->block && memcmp(a->key, b->key, sizeof(a->key)) == 0;
+		a->block == b->block && memcmp(a->key, b->key, sizeof(a->key)) == 0 &&
+		a->contributions == b->contributions;
 }
 
 static dp_status

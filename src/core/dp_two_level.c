@@ -30,7 +30,7 @@ two_level_node_count(const dp_mechanism *mechanism)
 static void
 two_level_set_scales(dp_counter *counter)
 {
-	counter->scale = dp_counter_scale_for(2 * (uint64_t) counter->mechanism.max_per_step,
+	counter->scale = dp_counter_scale_for(2 * dp_mechanism_unit_bound(&counter->mechanism),
 										  counter->mechanism.epsilon);
 }
 
@@ -92,7 +92,8 @@ const dp_counter_kind dp_two_level_kind = {
 	.kind = DP_MECHANISM_TWO_LEVEL,
 	.bounded = true,
 	.has_block = true,
-	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = NULL,
 	.node_count = two_level_node_count,
 	.set_scales = two_level_set_scales,

@@ -83,6 +83,10 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 								   kind ? kind->name : "?") : 0,
 						 strcmp(field, "keyed") == 0 ?
 						 errhint("Use dp_binary, dp_two_level, dp_hybrid or dp_simple_ii with dp_keyed().") :
+						 strcmp(field, "person_level") == 0 ?
+						 errhint("Simple I and PPCum calibrate their noise to one step's change; use "
+								 "dp_binary, dp_two_level, dp_hybrid or dp_simple_ii with "
+								 "dp_person_level().") :
 						 kind && kind->kind == DP_MECHANISM_PPCUM ?
 						 errhint("PPCum protects one stored snapshot together with the releases "
 								 "up to it; for releases after it, use dp_binary or "
@@ -110,6 +114,16 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errdetail("A key name has 1 to 63 characters from A-Z, a-z, 0-9, \"_\", \".\", "
 							   "\":\" and \"-\", and a keyed mechanism is pan-private."),
 					 errhint("Build keyed mechanisms with dp_keyed(mechanism, key).")));
+			break;
+		case DP_ERROR_CONTRIBUTIONS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("contributions must be between 1 and 2^50"),
+					 mechanism ? errdetail("contributions was " INT64_FORMAT "; for a sum, average or "
+										   "variance, contributions times the range in units "
+										   "must stay below 2^50.", mechanism->contributions) : 0,
+					 errhint("Bound what one person contributes before aggregating "
+							 "(docs/privacy_unit.md).")));
 			break;
 		case DP_ERROR_BOUNDS:
 			ereport(ERROR,

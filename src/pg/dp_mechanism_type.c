@@ -25,6 +25,7 @@ PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
 PG_FUNCTION_INFO_V1(dp_consistent_option);
 PG_FUNCTION_INFO_V1(dp_keyed_option);
+PG_FUNCTION_INFO_V1(dp_person_level_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_mechanism_epsilon);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_sd);
@@ -40,6 +41,8 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 									offsetof(dp_mechanism, block))
 #define DP_MECHANISM_DATUM_V2_SIZE (offsetof(DpMechanismDatum, mechanism) + \
 									offsetof(dp_mechanism, key))
+#define DP_MECHANISM_DATUM_V3_SIZE (offsetof(DpMechanismDatum, mechanism) + \
+									offsetof(dp_mechanism, contributions))
 
 /* The stored bytes as a mechanism, converting versions 1 and 2; not validated. */
 static const dp_mechanism *
@@ -48,7 +51,8 @@ mechanism_bytes(Datum datum)
 	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
 
 	if ((VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1) ||
-		(VARSIZE(value) == DP_MECHANISM_DATUM_V2_SIZE && value->version == 2))
+		(VARSIZE(value) == DP_MECHANISM_DATUM_V2_SIZE && value->version == 2) ||
+		(VARSIZE(value) == DP_MECHANISM_DATUM_V3_SIZE && value->version == 3))
 	{
 		dp_mechanism *upgraded = palloc0(sizeof(dp_mechanism));
 
@@ -169,6 +173,7 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	pq_sendint64(&buffer, mechanism->max_per_step);
 	pq_sendint64(&buffer, mechanism->block);
 	pq_sendbytes(&buffer, mechanism->key, sizeof(mechanism->key));
+	pq_sendint64(&buffer, mechanism->contributions);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
@@ -197,6 +202,8 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 		mechanism.block = pq_getmsgint64(buffer);
 	if (version >= 3)
 		pq_copymsgbytes(buffer, mechanism.key, sizeof(mechanism.key));
+	if (version >= 4)
+		mechanism.contributions = pq_getmsgint64(buffer);
 	if (dp_mechanism_validate(&mechanism, &field) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -347,6 +354,28 @@ report_planning_status(dp_status status, const char *field, const dp_mechanism *
 						   steps, mechanism->horizon)));
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
+}
+
+/*
+ * dp_person_level(mechanism, contributions): the same mechanism with a
+ * person as the privacy unit, who contributes at most `contributions` to
+ * the whole stream (docs/privacy_unit.md); the noise is calibrated to that
+ * instead of to max_per_step.
+ */
+Datum
+dp_person_level_option(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+
+	if (mechanism.flags & DP_FLAG_PERSON)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the mechanism is person-level already (contributions " INT64_FORMAT ")",
+						mechanism.contributions)));
+	mechanism.flags |= DP_FLAG_PERSON;
+	mechanism.contributions = PG_GETARG_INT64(1);
+	check_mechanism(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
 /* dp_error_bound(mechanism, steps, confidence): public, draws no noise */

@@ -104,7 +104,8 @@ typedef struct DpMechanismDatum
 	dp_mechanism mechanism;
 } DpMechanismDatum;
 
-#define DP_MECHANISM_DATUM_VERSION 3	/* 1: 0.1.0, no block; 2: 0.2.0-0.5.0, no key */
+#define DP_MECHANISM_DATUM_VERSION 4	/* 1: 0.1.0, no block; 2: 0.2.0-0.5.0, no key;
+										 * 3: 0.6.0, no contributions */
 
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);

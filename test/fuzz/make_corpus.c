@@ -309,6 +309,13 @@ counters(void)
 				continue;
 			if (flags & DP_FLAG_KEYED)
 				strcpy(m.key, "corpus_key");
+			/* person level: contributions, and not Simple I or PPCum */
+			if ((flags & DP_FLAG_PER_OBSERVATION) && !(flags & DP_FLAG_PERSON))
+				continue;
+			if ((flags & DP_FLAG_PERSON) &&
+				(m.kind == DP_MECHANISM_SIMPLE_I || m.kind == DP_MECHANISM_PPCUM))
+				continue;
+			m.contributions = (flags & DP_FLAG_PERSON) ? 3 : 0;
 			m.flags = flags;
 			for (size_t s = 0; s < lengthof(steps); s++)
 			{
