@@ -83,6 +83,17 @@ if [ "$regress_status" -ne 0 ]; then
   [ -f regression.diffs ] && head -100 regression.diffs
 fi
 
+# ---- the examples of the docs (test/docs.sh) ----
+# Every ```sql block of README.md and docs/ runs, page by page, in the
+# cluster above; pages with an expected output (test/docs/expected/) must
+# print exactly that.  One test per page.
+echo "== docs examples (test/docs.sh)"
+test/docs.sh >"$log_dir/docs.tap" 2>&1
+docs_status=$?
+count_tap "$log_dir/docs.tap" "$docs_status" docs
+echo "docs: $(grep -cE '^ok' "$log_dir/docs.tap") ok, $(grep -cE '^not ok' "$log_dir/docs.tap") not ok"
+[ "$docs_status" -ne 0 ] && grep -E '^(not ok|# )' "$log_dir/docs.tap" | head -30
+
 # ---- isolation tests (test/isolation/) ----
 # Concurrent sessions with PostgreSQL's isolation tester (from
 # postgresql-server-dev-15): each spec of test/isolation/specs/ interleaves

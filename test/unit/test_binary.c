@@ -406,19 +406,19 @@ test_version_1_bytes(void)
 	dp_counter_serialize(counter, bytes);
 	/* format 2 (0.2.0 to 0.5.0): version byte 2, the nodes right after byte 56 */
 	bytes[0] = 2;
-	memmove(bytes + 56, bytes + 160, size - 160);
-	tap_ok(dp_counter_deserialize(bytes, size - 104, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
+	memmove(bytes + 56, bytes + 168, size - 168);
+	tap_ok(dp_counter_deserialize(bytes, size - 112, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
 		   dp_counter_release(reread) == dp_counter_release(counter) && reread->steps == 37 &&
 		   !reread->has_noise_key,
 		   "a version-2 state (0.5.0) reads with the same release and steps, without a noise key");
 	/* format 1: version byte 1, and the nodes right after byte 48 */
 	bytes[0] = 1;
-	memmove(bytes + 48, bytes + 56, size - 160);
-	tap_ok(dp_counter_deserialize(bytes, size - 112, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
+	memmove(bytes + 48, bytes + 56, size - 168);
+	tap_ok(dp_counter_deserialize(bytes, size - 120, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
 		   dp_counter_release(reread) == dp_counter_release(counter) && reread->steps == 37,
 		   "a version-1 state (0.1.0) reads with the same release and steps");
 	bytes[4] = DP_MECHANISM_HYBRID;
-	tap_ok(dp_counter_deserialize(bytes, size - 112, reread, dp_counter_size(&mechanism), &error) != DP_OK &&
+	tap_ok(dp_counter_deserialize(bytes, size - 120, reread, dp_counter_size(&mechanism), &error) != DP_OK &&
 		   strcmp(error.field, "version") == 0,
 		   "a version-1 state of any mechanism but Binary is refused");
 	free(bytes);
@@ -435,13 +435,13 @@ test_sizes(void)
 	mechanism.horizon = (int64_t) 1 << 20;
 	counter = malloc(dp_counter_size(&mechanism));
 	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
-	tap_ok(dp_counter_serialized_size(counter) == 160 + 16 * 21,
+	tap_ok(dp_counter_serialized_size(counter) == 168 + 16 * 21,
 		   "serialized state at T = 2^20: %zu bytes (21 levels)", dp_counter_serialized_size(counter));
 	free(counter);
 	mechanism.horizon = (int64_t) 1 << 40;
 	counter = malloc(dp_counter_size(&mechanism));
 	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
-	tap_ok(dp_counter_serialized_size(counter) == 160 + 16 * 41,
+	tap_ok(dp_counter_serialized_size(counter) == 168 + 16 * 41,
 		   "serialized state at T = 2^40: %zu bytes (41 levels)", dp_counter_serialized_size(counter));
 	free(counter);
 }
