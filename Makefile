@@ -29,7 +29,7 @@ REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read
 EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log results regression.diffs regression.out \
-              $(FUZZ_BUILD)
+              $(FUZZ_BUILD) bench/out
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
