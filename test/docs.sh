@@ -35,12 +35,12 @@ for page in "${pages[@]}"; do
   name=$(basename "$page" .md)
   sql="$work/$name.sql"
   # the extension (a page may create it itself), then the blocks, in order,
-  # each with the line it starts on
+  # each numbered (not by line: prose may change without changing output)
   printf '%s\n' "SET client_min_messages = warning;" "CREATE EXTENSION IF NOT EXISTS dp_stream;" \
     "RESET client_min_messages;" "SET dp_stream.seed = 'docs';" >"$sql"
   awk -v page="$page" '
     /^<!-- docs-test: skip/ { skip = 1; next }
-    /^```sql[[:space:]]*$/ { if (skip) { skipping = 1 } else { inside = 1; print "-- " page ":" NR }; skip = 0; next }
+    /^```sql[[:space:]]*$/ { if (skip) { skipping = 1 } else { inside = 1; print "-- " page ", example " ++n }; skip = 0; next }
     /^```/ { inside = 0; skipping = 0; next }
     NF > 0 && !inside && !skipping { skip = 0 }
     inside { print }
