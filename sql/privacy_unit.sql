@@ -72,3 +72,4 @@ SELECT dp_person_level(dp_simple_i(1.0, 365), 3);
 SELECT dp_person_level(dp_binary(1.0, 365), 0);
 SELECT dp_person_level(dp_person_level(dp_binary(1.0, 365), 2), 3);
 SELECT dp_sum(v, 0, 1e6, dp_person_level(dp_binary(1.0, 365), 5000)) FROM (VALUES (1.0::float8)) x(v);
+SELECT dp_sum(1.0::float8, 0, 1, 'binary(epsilon=1,horizon=4,contributions=2,per_observation=true)'::dp_mechanism);

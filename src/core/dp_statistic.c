@@ -192,6 +192,16 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 		*field = "estimator";
 		return DP_ERROR_FORMAT;
 	}
+	/*
+	 * per_observation belongs to the counters the layout derives; on the
+	 * user's mechanism it would not survive the binary form (the codec
+	 * derives the user's mechanism without it)
+	 */
+	if (spec->mechanism.flags & DP_FLAG_PER_OBSERVATION)
+	{
+		*field = "per_observation";
+		return DP_ERROR_FORMAT;
+	}
 	/* the bounds replace max_per_step; a different value would be ignored silently */
 	if (spec->mechanism.max_per_step != 1)
 	{
