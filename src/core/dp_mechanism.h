@@ -118,6 +118,15 @@ extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, siz
 extern dp_status dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism,
 									dp_parse_error *error);
 
+/*
+ * The stored form (dp_mechanism_codec.c): explicit and versioned.  Decoding
+ * checks lengths only; validate the result with dp_mechanism_validate.
+ */
+extern size_t dp_mechanism_encoded_size(const dp_mechanism *mechanism);
+extern void dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out);
+extern dp_status dp_mechanism_decode(const unsigned char *data, size_t length,
+									 dp_mechanism *mechanism, dp_parse_error *error);
+
 /* ceil(sqrt(horizon)): the block size that balances the two levels */
 extern int64_t dp_default_block(int64_t horizon);
 

@@ -43,28 +43,54 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 									offsetof(dp_mechanism, key))
 #define DP_MECHANISM_DATUM_V3_SIZE (offsetof(DpMechanismDatum, mechanism) + \
 									offsetof(dp_mechanism, contributions))
+#define DP_MECHANISM_DATUM_V4_SIZE sizeof(DpMechanismDatum)
 
-/* The stored bytes as a mechanism, converting versions 1 and 2; not validated. */
+/*
+ * The stored bytes as a mechanism; not validated.  Version 5 (0.7.0) is the
+ * explicit codec of src/core/dp_mechanism_codec.c after the version byte.
+ * Versions 1 to 4 are the C struct of their day, copied into a zeroed one
+ * (the fields each version lacks read as zero).
+ */
+static void
+mechanism_read(Datum datum, dp_mechanism *mechanism)
+{
+	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
+	size_t		size = VARSIZE(value);
+
+	if (size > VARHDRSZ && value->version == DP_MECHANISM_DATUM_VERSION)
+	{
+		dp_parse_error error;
+
+		if (dp_mechanism_decode((const unsigned char *) VARDATA(value) + 1, size - VARHDRSZ - 1,
+								mechanism, &error) != DP_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("dp_mechanism value is invalid"),
+					 errdetail("Field \"%s\": %s.", error.field, error.problem)));
+		return;
+	}
+	if ((size == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1) ||
+		(size == DP_MECHANISM_DATUM_V2_SIZE && value->version == 2) ||
+		(size == DP_MECHANISM_DATUM_V3_SIZE && value->version == 3) ||
+		(size == DP_MECHANISM_DATUM_V4_SIZE && value->version == 4))
+	{
+		memset(mechanism, 0, sizeof(*mechanism));
+		memcpy(mechanism, &value->mechanism, size - offsetof(DpMechanismDatum, mechanism));
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("dp_mechanism value has an unknown format")));
+}
+
+/* The same in memory of its own, for callers that keep the pointer. */
 static const dp_mechanism *
 mechanism_bytes(Datum datum)
 {
-	DpMechanismDatum *value = (DpMechanismDatum *) PG_DETOAST_DATUM(datum);
+	dp_mechanism *mechanism = palloc(sizeof(dp_mechanism));
 
-	if ((VARSIZE(value) == DP_MECHANISM_DATUM_V1_SIZE && value->version == 1) ||
-		(VARSIZE(value) == DP_MECHANISM_DATUM_V2_SIZE && value->version == 2) ||
-		(VARSIZE(value) == DP_MECHANISM_DATUM_V3_SIZE && value->version == 3))
-	{
-		dp_mechanism *upgraded = palloc0(sizeof(dp_mechanism));
-
-		memcpy(upgraded, &value->mechanism, VARSIZE(value) - offsetof(DpMechanismDatum, mechanism));
-		return upgraded;
-	}
-	if (VARSIZE(value) != sizeof(DpMechanismDatum) ||
-		value->version != DP_MECHANISM_DATUM_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("dp_mechanism value has an unknown format")));
-	return &value->mechanism;
+	mechanism_read(datum, mechanism);
+	return mechanism;
 }
 
 /*
@@ -95,17 +121,21 @@ dp_mechanism_from_datum(Datum datum)
 bool
 dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism)
 {
-	return memcmp(mechanism_bytes(datum), mechanism, sizeof(dp_mechanism)) == 0;
+	dp_mechanism stored;
+
+	mechanism_read(datum, &stored);
+	return memcmp(&stored, mechanism, sizeof(dp_mechanism)) == 0;
 }
 
 Datum
 dp_mechanism_to_datum(const dp_mechanism *mechanism)
 {
-	DpMechanismDatum *value = palloc0(sizeof(DpMechanismDatum));
+	size_t		size = VARHDRSZ + 1 + dp_mechanism_encoded_size(mechanism);
+	bytea	   *value = palloc(size);
 
-	SET_VARSIZE(value, sizeof(DpMechanismDatum));
-	value->version = DP_MECHANISM_DATUM_VERSION;
-	value->mechanism = *mechanism;
+	SET_VARSIZE(value, size);
+	((unsigned char *) VARDATA(value))[0] = DP_MECHANISM_DATUM_VERSION;
+	dp_mechanism_encode(mechanism, (unsigned char *) VARDATA(value) + 1);
 	return PointerGetDatum(value);
 }
 

@@ -95,7 +95,11 @@ typedef enum DpValueType
 extern int64 dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type,
 						   const dp_counter *counter);
 
-/* dp_mechanism SQL type: a version byte then the core struct. */
+/*
+ * dp_mechanism SQL type: a version byte, then (version 5) the explicit codec
+ * of dp_mechanism_codec.c; versions 1 to 4 held the C struct of their day
+ * and are still read (this struct describes them).
+ */
 typedef struct DpMechanismDatum
 {
 	int32		vl_len_;
@@ -104,8 +108,9 @@ typedef struct DpMechanismDatum
 	dp_mechanism mechanism;
 } DpMechanismDatum;
 
-#define DP_MECHANISM_DATUM_VERSION 4	/* 1: 0.1.0, no block; 2: 0.2.0-0.5.0, no key;
-										 * 3: 0.6.0, no contributions */
+#define DP_MECHANISM_DATUM_VERSION 5	/* the codec; raw structs: 1: 0.1.0, no block;
+										 * 2: 0.2.0-0.5.0, no key; 3: 0.6.0, no
+										 * contributions; 4: early 0.7.0 builds */
 
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);

@@ -1,0 +1,104 @@
+/*
+ * dp_mechanism_codec.c
+ *		The stored form of a mechanism: explicit, little-endian, versioned,
+ *		so that a new field is a new codec version and never a change of a
+ *		C struct's layout on disk.
+ *
+ * Layout, codec version 1 (since dp_stream 0.7.0):
+ *   0  u8   codec version (1)       24 i64 max_per_step
+ *   1  u8   kind                    32 i64 block (two_level), else 0
+ *   2  u16  reserved (0)            40 i64 contributions (person level), else 0
+ *   4  u32  flags                   48 u8  key length (keyed), else 0
+ *   8  f64  epsilon                 49 the key's characters, no terminator
+ *   16 i64  horizon (bounded), else 0
+ */
+#include "dp_mechanism.h"
+
+#include <string.h>
+
+#include "dp_bytes.h"
+
+#define CODEC_VERSION 1
+#define FIXED_BYTES 49
+
+static dp_status
+fail(dp_parse_error *error, const char *field, const char *problem)
+{
+	error->field = field;
+	error->problem = problem;
+	return DP_ERROR_FORMAT;
+}
+
+static size_t
+key_length(const dp_mechanism *mechanism)
+{
+	size_t		length = 0;
+
+	if (!(mechanism->flags & DP_FLAG_KEYED))
+		return 0;
+	while (length < DP_KEY_NAME_MAX && mechanism->key[length] != '\0')
+		length++;
+	return length;
+}
+
+size_t
+dp_mechanism_encoded_size(const dp_mechanism *mechanism)
+{
+	return FIXED_BYTES + key_length(mechanism);
+}
+
+void
+dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out)
+{
+	size_t		length = key_length(mechanism);
+
+	memset(out, 0, FIXED_BYTES);
+	out[0] = CODEC_VERSION;
+	out[1] = (unsigned char) mechanism->kind;
+	dp_put_u32(out + 4, mechanism->flags);
+	dp_put_f64(out + 8, mechanism->epsilon);
+	dp_put_u64(out + 16, (uint64_t) mechanism->horizon);
+	dp_put_u64(out + 24, (uint64_t) mechanism->max_per_step);
+	dp_put_u64(out + 32, (uint64_t) mechanism->block);
+	dp_put_u64(out + 40, (uint64_t) mechanism->contributions);
+	out[48] = (unsigned char) length;
+	memcpy(out + FIXED_BYTES, mechanism->key, length);
+}
+
+/*
+ * Every length is checked against the buffer before anything is read from
+ * it; the values are not validated here (dp_mechanism_validate does that,
+ * for every source alike).
+ */
+dp_status
+dp_mechanism_decode(const unsigned char *data, size_t length, dp_mechanism *mechanism,
+					dp_parse_error *error)
+{
+	size_t		key;
+
+	if (length < 1 || data[0] != CODEC_VERSION)
+		return fail(error, "version", "unsupported mechanism codec version");
+	if (length < FIXED_BYTES)
+		return fail(error, "length", "shorter than a mechanism");
+	if (data[2] != 0 || data[3] != 0)
+		return fail(error, "reserved", "reserved bytes are not zero");
+	key = data[48];
+	if (key > DP_KEY_NAME_MAX)
+		return fail(error, "key", "key name longer than 63 characters");
+	if (length != FIXED_BYTES + key)
+		return fail(error, "length", "length does not match the key name");
+	/* one mechanism, one stored form: no padding inside the name */
+	if (memchr(data + FIXED_BYTES, '\0', key) != NULL)
+		return fail(error, "key", "key name with a NUL character");
+
+	memset(mechanism, 0, sizeof(*mechanism));
+	mechanism->kind = data[1];
+	mechanism->flags = dp_get_u32(data + 4);
+	mechanism->epsilon = dp_get_f64(data + 8);
+	mechanism->horizon = (int64_t) dp_get_u64(data + 16);
+	mechanism->max_per_step = (int64_t) dp_get_u64(data + 24);
+	mechanism->block = (int64_t) dp_get_u64(data + 32);
+	mechanism->contributions = (int64_t) dp_get_u64(data + 40);
+	memcpy(mechanism->key, data + FIXED_BYTES, key);
+	return DP_OK;
+}
