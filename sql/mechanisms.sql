@@ -77,7 +77,21 @@ SELECT name, forms_agree(m) FROM (VALUES
   ('binary pan-private', dp_pan_private(dp_binary(1, 30, 2))),
   ('two_level pan-private consistent', dp_consistent(dp_pan_private(dp_two_level(1, 30, 4, 2)))),
   ('hybrid pan-private', dp_pan_private(dp_hybrid(1, 2))),
-  ('simple_ii consistent', dp_consistent(dp_simple_ii(1, 2)))) v(name, m);
+  ('simple_ii consistent', dp_consistent(dp_simple_ii(1, 2))),
+  ('kary', dp_kary(1, 30, 4, 2)),
+  ('kary pan-private consistent', dp_consistent(dp_pan_private(dp_kary(1, 30, 3, 2))))) v(name, m);
+
+-- the k-ary tree (0.8.0): the arity with the least mean variance by default,
+-- its text form, its bounds against Binary's, and its refusals
+SELECT dp_kary(1, 365), dp_kary(1, 65536), dp_kary(1, 1048576), dp_kary(1, 1000, 10);
+SELECT 'kary(epsilon=1,horizon=100,arity=5)'::dp_mechanism;
+SELECT t, dp_error_bound(dp_binary(1, 65536), t) AS binary, dp_error_bound(dp_kary(1, 65536), t) AS kary
+FROM (VALUES (1000), (30000), (65535)) v(t);
+SELECT dp_kary(1, 100, 1);
+SELECT dp_kary(1, 100, 65);
+SELECT dp_kary(1, 4611686018427387904, 64);
+SELECT 'kary(epsilon=1,horizon=100,block=5)'::dp_mechanism;
+SELECT 'two_level(epsilon=1,horizon=100,arity=5)'::dp_mechanism;
 
 -- consistent output never decreases and grows by at most max_per_step
 SELECT count(*) FILTER (WHERE c < prev OR c > prev + 2) AS broken, count(*) AS releases

@@ -49,7 +49,10 @@ typedef struct dp_counter_kind
 	const char *name;			/* as in the text form: "binary" */
 	dp_mechanism_kind kind;
 	bool		bounded;		/* needs a horizon; refuses step horizon + 1 */
-	bool		has_block;		/* takes a block size (two_level) */
+	bool		has_block;		/* takes a block size (two_level) or an arity (kary) */
+	const char *block_name;		/* its name in the text form: "block", "arity" */
+	/* the value an absent block gets, from a valid horizon */
+	int64_t		(*default_block) (int64_t horizon);
 	uint32_t	accepted_flags; /* DP_FLAG_* options it supports */
 
 	/* Kind-specific checks beyond the common ones; *field names the culprit. */
@@ -166,6 +169,8 @@ dp_counter_pan_private(const dp_counter *counter)
 }
 
 extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
+/* The arity of dp_kary with the least mean variance for a horizon. */
+extern int64_t dp_kary_default_arity(int64_t horizon);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
 
 /*

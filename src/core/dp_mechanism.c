@@ -124,10 +124,10 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "contributions";
 		return DP_ERROR_CONTRIBUTIONS;
 	}
-	if (kind->has_block ? (mechanism->block < 1 || mechanism->block > mechanism->horizon)
-		: mechanism->block != 0)
+	/* the kind checks the range of its block (dp_two_level.c, dp_kary.c) */
+	if (kind->has_block ? mechanism->block < 1 : mechanism->block != 0)
 	{
-		*field = "block";
+		*field = kind->has_block ? kind->block_name : "block";
 		return DP_ERROR_BLOCK;
 	}
 	return kind->validate ? kind->validate(mechanism, field) : DP_OK;
@@ -167,7 +167,7 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 		length += snprintf(buffer + length, size - length, ",horizon=%lld",
 						   (long long) mechanism->horizon);
 	if (kind && kind->has_block)
-		length += snprintf(buffer + length, size - length, ",block=%lld",
+		length += snprintf(buffer + length, size - length, ",%s=%lld", kind->block_name,
 						   (long long) mechanism->block);
 	length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
 					   (long long) mechanism->max_per_step);
@@ -235,6 +235,7 @@ static const struct
 	{"horizon", SEEN_HORIZON},
 	{"max_per_step", SEEN_MAX_PER_STEP},
 	{"block", SEEN_BLOCK},
+	{"arity", SEEN_BLOCK},
 	{"pan_private", SEEN_PAN_PRIVATE},
 	{"consistent", SEEN_CONSISTENT},
 	{"key", SEEN_KEY},
@@ -261,8 +262,9 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 			field = parameters[i].name;
 			bit = parameters[i].bit;
 		}
+	/* "block" and "arity" are one field, each the name of its kind's */
 	if (bit == 0 || (bit == SEEN_HORIZON && !kind->bounded) ||
-		(bit == SEEN_BLOCK && !kind->has_block))
+		(bit == SEEN_BLOCK && (!kind->has_block || strcmp(parameter, kind->block_name) != 0)))
 		return fail(error, "mechanism", "unknown parameter for this mechanism");
 
 	/* "last one wins" would let two readers of one text disagree */
@@ -367,6 +369,6 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 	/* only an absent block gets the default; block=0 is left for validation to refuse */
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
 		mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)
-		mechanism->block = dp_default_block(mechanism->horizon);
+		mechanism->block = kind->default_block(mechanism->horizon);
 	return DP_OK;
 }

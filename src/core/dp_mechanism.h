@@ -21,7 +21,8 @@ typedef enum dp_mechanism_kind
 	DP_MECHANISM_SIMPLE_II = 3,
 	DP_MECHANISM_TWO_LEVEL = 4,
 	DP_MECHANISM_HYBRID = 5,
-	DP_MECHANISM_PPCUM = 6
+	DP_MECHANISM_PPCUM = 6,
+	DP_MECHANISM_KARY = 7
 } dp_mechanism_kind;
 
 /*

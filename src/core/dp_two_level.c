@@ -27,6 +27,18 @@ two_level_node_count(const dp_mechanism *mechanism)
 	return 3;
 }
 
+/* a block of 1 to T steps */
+static dp_status
+two_level_validate(const dp_mechanism *mechanism, const char **field)
+{
+	if (mechanism->block > mechanism->horizon)
+	{
+		*field = "block";
+		return DP_ERROR_BLOCK;
+	}
+	return DP_OK;
+}
+
 static void
 two_level_set_scales(dp_counter *counter)
 {
@@ -92,9 +104,11 @@ const dp_counter_kind dp_two_level_kind = {
 	.kind = DP_MECHANISM_TWO_LEVEL,
 	.bounded = true,
 	.has_block = true,
+	.block_name = "block",
+	.default_block = dp_default_block,
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
-	.validate = NULL,
+	.validate = two_level_validate,
 	.node_count = two_level_node_count,
 	.set_scales = two_level_set_scales,
 	.start = two_level_start,

@@ -60,6 +60,14 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			}
 			break;
 		case DP_ERROR_BLOCK:
+			if (field && strcmp(field, "arity") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("arity must be between 2 and 64, and levels times arity at most 127"),
+						 mechanism ? errdetail("arity was " INT64_FORMAT ", horizon " INT64_FORMAT ".",
+											   mechanism->block, mechanism->horizon) : 0,
+						 errhint("Leave arity out to get the one with the least mean variance "
+								 "for the horizon.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("block must be between 1 and the horizon"),

@@ -290,6 +290,8 @@ counters(void)
 		mechanism(DP_MECHANISM_TWO_LEVEL, 0, 0.25, 50, 5, 3),
 		mechanism(DP_MECHANISM_HYBRID, 0, 1.0, 0, 1, 0),
 		mechanism(DP_MECHANISM_HYBRID, 0, 0.1, 0, 100, 0),
+		mechanism(DP_MECHANISM_KARY, 0, 1.0, 100, 1, 5),
+		mechanism(DP_MECHANISM_KARY, 0, 0.5, 5000, 3, 17),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.0, 64, 1, 0),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.5, 33, 2, 0),
 	};
@@ -906,7 +908,7 @@ parameter_records(void)
 	}			kinds[] = {
 		{DP_MECHANISM_BINARY, 64, 0}, {DP_MECHANISM_SIMPLE_I, 64, 0},
 		{DP_MECHANISM_SIMPLE_II, 0, 0}, {DP_MECHANISM_TWO_LEVEL, 64, 8},
-		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0},
+		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0}, {DP_MECHANISM_KARY, 64, 4},
 	};
 
 	for (size_t k = 0; k < lengthof(kinds); k++)

@@ -105,6 +105,20 @@ expected_for(const dp_mechanism *m, int64_t t)
 				e.terms[1] = __builtin_popcountll((uint64_t) (t + 1 - (((int64_t) 1) << k))) * pan;
 			}
 			break;
+		case DP_MECHANISM_KARY:
+			{
+				/* L = base-k digits of T; one term per unit of each digit of t */
+				int			levels = 0;
+				int64_t		terms = 0;
+
+				for (int64_t rest = m->horizon; rest > 0; rest /= m->block)
+					levels++;
+				for (int64_t rest = t; rest > 0; rest /= m->block)
+					terms += rest % m->block;
+				e.scale[0] = scale_of((uint64_t) levels * n, m->epsilon);
+				e.terms[0] = terms * pan;
+			}
+			break;
 		case DP_MECHANISM_PPCUM:
 			{
 				int64_t		levels = ceil_log2(m->horizon);
@@ -138,6 +152,9 @@ static const config configs[] = {
 	{"hybrid pan-private N=4", M(DP_MECHANISM_HYBRID, 2.0, 0, 4, 0, DP_FLAG_PAN_PRIVATE), 40, {3, 7, 40}},
 	{"ppcum T=100", M(DP_MECHANISM_PPCUM, 1.0, 100, 1, 0, 0), 100, {1, 37, 100}},
 	{"binary pan-private T=64", M(DP_MECHANISM_BINARY, 1.0, 64, 1, 0, DP_FLAG_PAN_PRIVATE), 64, {3, 63, 64}},
+	/* T = 100, k = 5: 3 digits; 24 = (0,4,4) has 8 terms, 25 = (1,0,0) one, 99 = (3,4,4) 11 */
+	{"kary T=100 k=5", M(DP_MECHANISM_KARY, 1.0, 100, 2, 5, 0), 100, {24, 25, 99, 100}},
+	{"kary pan-private T=300 k=7", M(DP_MECHANISM_KARY, 1.0, 300, 1, 7, DP_FLAG_PAN_PRIVATE), 300, {6, 49, 299}},
 };
 
 #define TRIALS 20000
