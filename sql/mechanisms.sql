@@ -79,7 +79,9 @@ SELECT name, forms_agree(m) FROM (VALUES
   ('hybrid pan-private', dp_pan_private(dp_hybrid(1, 2))),
   ('simple_ii consistent', dp_consistent(dp_simple_ii(1, 2))),
   ('kary', dp_kary(1, 30, 4, 2)),
-  ('kary pan-private consistent', dp_consistent(dp_pan_private(dp_kary(1, 30, 3, 2))))) v(name, m);
+  ('kary pan-private consistent', dp_consistent(dp_pan_private(dp_kary(1, 30, 3, 2)))),
+  ('balanced', dp_balanced(1, 30, 5, 2)),
+  ('balanced consistent', dp_consistent(dp_balanced(1, 30, 3, 2)))) v(name, m);
 
 -- the k-ary tree (0.8.0): the arity with the least mean variance by default,
 -- its text form, its bounds against Binary's, and its refusals
@@ -92,6 +94,25 @@ SELECT dp_kary(1, 100, 65);
 SELECT dp_kary(1, 4611686018427387904, 64);
 SELECT 'kary(epsilon=1,horizon=100,block=5)'::dp_mechanism;
 SELECT 'two_level(epsilon=1,horizon=100,arity=5)'::dp_mechanism;
+
+-- balanced digits (0.8.0): odd arity, chosen for the horizon; over 400
+-- independent streams the release at a step is the true running count on
+-- average (the signed contents telescope to the prefix sum), within 5
+-- standard errors
+SELECT dp_balanced(1, 1024), dp_balanced(1, 65536), dp_balanced(1, 1048576);
+SELECT t, dp_error_bound(dp_binary(1, 65536), t) AS binary, dp_error_bound(dp_kary(1, 65536), t) AS kary,
+       dp_error_bound(dp_balanced(1, 65536), t) AS balanced
+FROM (VALUES (1000), (30000), (65535)) v(t);
+SELECT count(*) AS streams,
+       abs(avg(c - truth)) < 5 * dp_error_sd(dp_balanced(1, 100, 7, 2), 77) / sqrt(400) AS unbiased
+FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_balanced(1, 100, 7, 2)) OVER w AS c
+      FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
+      WINDOW w AS (PARTITION BY k ORDER BY t)) q
+WHERE t = 77;
+SELECT dp_balanced(1, 100, 4);
+SELECT dp_balanced(1, 100, 1);
+SELECT dp_pan_private(dp_balanced(1, 100));
+SELECT dp_keyed(dp_balanced(1, 100), 'k');
 
 -- consistent output never decreases and grows by at most max_per_step
 SELECT count(*) FILTER (WHERE c < prev OR c > prev + 2) AS broken, count(*) AS releases

@@ -16,6 +16,7 @@ extern const dp_counter_kind dp_two_level_kind;
 extern const dp_counter_kind dp_hybrid_kind;
 extern const dp_counter_kind dp_ppcum_kind;
 extern const dp_counter_kind dp_kary_kind;
+extern const dp_counter_kind dp_balanced_kind;
 
 static const dp_counter_kind *const all_kinds[] = {
 	&dp_binary_kind,
@@ -25,6 +26,7 @@ static const dp_counter_kind *const all_kinds[] = {
 	&dp_hybrid_kind,
 	&dp_ppcum_kind,
 	&dp_kary_kind,
+	&dp_balanced_kind,
 };
 
 #define KIND_COUNT (sizeof(all_kinds) / sizeof(all_kinds[0]))

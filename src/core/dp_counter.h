@@ -27,7 +27,7 @@
 #include "dp_random.h"
 #include "dp_status.h"
 
-#define DP_COUNTER_MAX_NODES 128
+#define DP_COUNTER_MAX_NODES 256
 #define DP_NOISE_KEY_BYTES 32
 
 /*
@@ -171,6 +171,8 @@ dp_counter_pan_private(const dp_counter *counter)
 extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
 /* The arity of dp_kary with the least mean variance for a horizon. */
 extern int64_t dp_kary_default_arity(int64_t horizon);
+/* The odd arity of dp_balanced with the least mean variance for a horizon. */
+extern int64_t dp_balanced_default_arity(int64_t horizon);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
 
 /*

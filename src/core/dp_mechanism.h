@@ -22,7 +22,8 @@ typedef enum dp_mechanism_kind
 	DP_MECHANISM_TWO_LEVEL = 4,
 	DP_MECHANISM_HYBRID = 5,
 	DP_MECHANISM_PPCUM = 6,
-	DP_MECHANISM_KARY = 7
+	DP_MECHANISM_KARY = 7,
+	DP_MECHANISM_BALANCED = 8
 } dp_mechanism_kind;
 
 /*

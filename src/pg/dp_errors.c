@@ -63,7 +63,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			if (field && strcmp(field, "arity") == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("arity must be between 2 and 64, and levels times arity at most 127"),
+						 errmsg("arity out of range for this mechanism and horizon"),
 						 mechanism ? errdetail("arity was " INT64_FORMAT ", horizon " INT64_FORMAT ".",
 											   mechanism->block, mechanism->horizon) : 0,
 						 errhint("Leave arity out to get the one with the least mean variance "

@@ -21,6 +21,7 @@ PG_FUNCTION_INFO_V1(dp_simple_i_construct);
 PG_FUNCTION_INFO_V1(dp_simple_ii_construct);
 PG_FUNCTION_INFO_V1(dp_two_level_construct);
 PG_FUNCTION_INFO_V1(dp_kary_construct);
+PG_FUNCTION_INFO_V1(dp_balanced_construct);
 PG_FUNCTION_INFO_V1(dp_hybrid_construct);
 PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
@@ -316,6 +317,24 @@ dp_kary_construct(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(construct(DP_MECHANISM_KARY, PG_GETARG_FLOAT8(0), horizon,
 							  PG_GETARG_INT64(3),
 							  PG_ARGISNULL(2) ? dp_kary_default_arity(horizon)
+							  : PG_GETARG_INT64(2)));
+}
+
+/*
+ * dp_balanced(epsilon, horizon, arity DEFAULT NULL, max_per_step DEFAULT 1):
+ * a NULL arity is the odd one with the least mean variance for the horizon
+ */
+Datum
+dp_balanced_construct(PG_FUNCTION_ARGS)
+{
+	int64		horizon;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	horizon = PG_GETARG_INT64(1);
+	PG_RETURN_DATUM(construct(DP_MECHANISM_BALANCED, PG_GETARG_FLOAT8(0), horizon,
+							  PG_GETARG_INT64(3),
+							  PG_ARGISNULL(2) ? dp_balanced_default_arity(horizon)
 							  : PG_GETARG_INT64(2)));
 }
 

@@ -292,6 +292,8 @@ counters(void)
 		mechanism(DP_MECHANISM_HYBRID, 0, 0.1, 0, 100, 0),
 		mechanism(DP_MECHANISM_KARY, 0, 1.0, 100, 1, 5),
 		mechanism(DP_MECHANISM_KARY, 0, 0.5, 5000, 3, 17),
+		mechanism(DP_MECHANISM_BALANCED, 0, 1.0, 100, 1, 5),
+		mechanism(DP_MECHANISM_BALANCED, 0, 0.5, 5000, 2, 13),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.0, 64, 1, 0),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.5, 33, 2, 0),
 	};
@@ -302,7 +304,8 @@ counters(void)
 		{
 			dp_mechanism m = bases[i];
 
-			if (m.kind == DP_MECHANISM_PPCUM && (flags & DP_FLAG_PAN_PRIVATE))
+			/* only the options the kind accepts */
+			if (flags & ~dp_counter_kind_by_id(m.kind)->accepted_flags)
 				continue;
 			/* keyed: pan-private, a key name, and not Simple I or PPCum */
 			if ((flags & DP_FLAG_KEYED) &&
@@ -908,7 +911,7 @@ parameter_records(void)
 	}			kinds[] = {
 		{DP_MECHANISM_BINARY, 64, 0}, {DP_MECHANISM_SIMPLE_I, 64, 0},
 		{DP_MECHANISM_SIMPLE_II, 0, 0}, {DP_MECHANISM_TWO_LEVEL, 64, 8},
-		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0}, {DP_MECHANISM_KARY, 64, 4},
+		{DP_MECHANISM_HYBRID, 0, 0}, {DP_MECHANISM_PPCUM, 64, 0}, {DP_MECHANISM_KARY, 64, 4}, {DP_MECHANISM_BALANCED, 64, 5},
 	};
 
 	for (size_t k = 0; k < lengthof(kinds); k++)

@@ -119,6 +119,34 @@ expected_for(const dp_mechanism *m, int64_t t)
 				e.terms[0] = terms * pan;
 			}
 			break;
+		case DP_MECHANISM_BALANCED:
+			{
+				/* L: least with (k^L - 1) / 2 >= T; one term per unit of |d_j| */
+				int64_t		k = m->block,
+							h = (k - 1) / 2,
+							power = 1,
+							rest = t,
+							terms = 0;
+				int			levels = 0;
+
+				while ((power - 1) / 2 < m->horizon || levels == 0)
+				{
+					power *= k;
+					levels++;
+				}
+				for (int j = 0; j < levels; j++)
+				{
+					int64_t		d = rest % k;
+
+					if (d > h)
+						d -= k;
+					terms += d < 0 ? -d : d;
+					rest = (rest - d) / k;
+				}
+				e.scale[0] = scale_of((uint64_t) levels * n, m->epsilon);
+				e.terms[0] = terms;
+			}
+			break;
 		case DP_MECHANISM_PPCUM:
 			{
 				int64_t		levels = ceil_log2(m->horizon);
@@ -155,6 +183,9 @@ static const config configs[] = {
 	/* T = 100, k = 5: 3 digits; 24 = (0,4,4) has 8 terms, 25 = (1,0,0) one, 99 = (3,4,4) 11 */
 	{"kary T=100 k=5", M(DP_MECHANISM_KARY, 1.0, 100, 2, 5, 0), 100, {24, 25, 99, 100}},
 	{"kary pan-private T=300 k=7", M(DP_MECHANISM_KARY, 1.0, 300, 1, 7, DP_FLAG_PAN_PRIVATE), 300, {6, 49, 299}},
+	/* T = 100, k = 5: 3 balanced digits; 2 = (1,-2) has 3 terms, 62 = (2,2,2) 6, 63 = (2,3-5..) */
+	{"balanced T=100 k=5", M(DP_MECHANISM_BALANCED, 1.0, 100, 2, 5, 0), 100, {2, 13, 62, 100}},
+	{"balanced consistent T=300 k=7", M(DP_MECHANISM_BALANCED, 1.0, 300, 1, 7, DP_FLAG_CONSISTENT), 300, {4, 171, 300}},
 };
 
 #define TRIALS 20000

@@ -1,0 +1,308 @@
+/*
+ * dp_balanced.c
+ *		The k-ary tree with balanced (negative) digits of Andersson, Pagh,
+ *		Steiner and Torkamani, "Count on Your Elders: Laplace vs Gaussian
+ *		Noise" (FORC 2025) [APST25].
+ *
+ * For odd k, write t with digits d_j in [-h, h], h = (k - 1) / 2.  Level j
+ * holds the intervals ((m - 1) k^j, m k^j].  Going down from the top level,
+ * with p_L = 0 and p_j = p_{j+1} + d_j k^j (so p_0 = t), a positive digit
+ * adds the d_j intervals just after p_{j+1}, a negative one subtracts the
+ * |d_j| intervals just before it.  Intervals may end after t: the items
+ * after t are not there yet, so the signed contents telescope to the true
+ * prefix sum and the release is S(t) plus the signed sum of the noise of
+ * at most sum |d_j| intervals.  Each item lies in one interval per level:
+ * L1 sensitivity L N, scale L N / epsilon, with L the balanced digits the
+ * horizon needs ((k^L - 1) / 2 >= T).
+ *
+ * Storage: level j keeps a window of W = 2k + 1 intervals around
+ * f = floor(t / k^j), m in [f - k, f + k], in slots m mod W.  Every interval
+ * a release at any later step can use is in the window from before its
+ * first item on (|p_{j+1} / k^j - t / k^j| < k / 2), and leaves it only
+ * once no release can use it.  An interval's noise is drawn when it enters
+ * the window, before its data (the adaptivity assumption of
+ * docs/mechanisms.md).  Its slot holds the noise alone before its first
+ * item, the noise minus the running total at its start while it is open
+ * (the offset form of dp_binary.c: a stored state holds the noise plus the
+ * partial content), and the noise plus its content once closed.
+ */
+#include "dp_counter.h"
+
+#include <math.h>
+
+#define ARITY_MIN 3
+#define ARITY_MAX 63
+
+static int64_t
+ipow(int64_t base, int exponent)
+{
+	int64_t		result = 1;
+
+	while (exponent-- > 0)
+		result *= base;
+	return result;
+}
+
+/* balanced digits needed: the least L with (k^L - 1) / 2 >= horizon */
+static int
+balanced_levels(int64_t horizon, int64_t arity)
+{
+	int			levels = 1;
+	int64_t		power = arity;	/* arity^levels */
+
+	while ((power - 1) / 2 < horizon && levels < 40)
+	{
+		if (power > INT64_MAX / arity)
+			return levels + 1;
+		power *= arity;
+		levels++;
+	}
+	return levels;
+}
+
+static int
+window(const dp_counter *counter)
+{
+	return 2 * (int) counter->mechanism.block + 1;
+}
+
+static dp_status
+balanced_validate(const dp_mechanism *mechanism, const char **field)
+{
+	int64_t		k = mechanism->block;
+
+	if (k < ARITY_MIN || k > ARITY_MAX || k % 2 == 0 ||
+		(int64_t) balanced_levels(mechanism->horizon, k) * (2 * k + 1) > DP_COUNTER_MAX_NODES - 1 ||
+		/* k^L must fit int64 for the digit arithmetic */
+		(double) balanced_levels(mechanism->horizon, k) * log2((double) k) > 62)
+	{
+		*field = "arity";
+		return DP_ERROR_BLOCK;
+	}
+	return DP_OK;
+}
+
+/*
+ * The odd arity with the least mean variance, from the mean of |d| over
+ * uniform balanced digits, (k^2 - 1) / (4k), times the levels cubed (L
+ * digits, each term of variance proportional to L^2): exact enough to
+ * choose, and a public function of the horizon.
+ */
+int64_t
+dp_balanced_default_arity(int64_t horizon)
+{
+	int64_t		best = ARITY_MIN;
+	double		best_cost = INFINITY;
+
+	for (int64_t k = ARITY_MIN; k <= ARITY_MAX; k += 2)
+	{
+		int			levels = balanced_levels(horizon < 1 ? 1 : horizon, k);
+		double		cost = (double) levels * levels * levels * ((double) k * k - 1) / (4.0 * k);
+
+		if ((int64_t) levels * (2 * k + 1) > DP_COUNTER_MAX_NODES - 1 ||
+			(double) levels * log2((double) k) > 62)
+			continue;
+		if (cost < best_cost)
+		{
+			best_cost = cost;
+			best = k;
+		}
+	}
+	return best;
+}
+
+static int
+balanced_node_count(const dp_mechanism *mechanism)
+{
+	return balanced_levels(mechanism->horizon, mechanism->block) * (2 * (int) mechanism->block + 1);
+}
+
+static void
+balanced_set_scales(dp_counter *counter)
+{
+	counter->scale = dp_counter_scale_for((uint64_t) balanced_levels(counter->mechanism.horizon,
+																	 counter->mechanism.block) *
+										  dp_mechanism_unit_bound(&counter->mechanism),
+										  counter->mechanism.epsilon);
+}
+
+static int
+slot_of(const dp_counter *counter, int level, int64_t m)
+{
+	int64_t		w = window(counter);
+
+	return level * (int) w + (int) (((m % w) + w) % w);
+}
+
+/* the noise of interval m entering the window (nothing for m < 1: no items) */
+static void
+enter(dp_counter *counter, int level, int64_t m, dp_random *rng)
+{
+	int			slot = slot_of(counter, level, m);
+
+	counter->nodes[slot] = m < 1 ? 0 :
+		dp_counter_noise(counter, rng, &counter->scale, slot, DP_NOISE_OPEN, 0);
+}
+
+static void
+balanced_start(dp_counter *counter, dp_random *rng)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / window(counter);
+
+	for (int level = 0; level < levels; level++)
+		for (int64_t m = -k; m <= k; m++)
+			enter(counter, level, m, rng);
+}
+
+static void
+balanced_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / window(counter);
+	int64_t		t = counter->steps + 1;
+	int64_t		power = 1;
+
+	/* intervals whose first item is t open: offset by the total before it */
+	for (int level = 0; level < levels; level++, power *= k)
+		if ((t - 1) % power == 0)
+		{
+			int			slot = slot_of(counter, level, (t - 1) / power + 1);
+
+			counter->nodes[slot] = dp_counter_sub(counter, counter->nodes[slot],
+												  counter->running_total);
+		}
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
+	counter->steps = t;
+
+	/* intervals whose last item is t close; the window moves on */
+	power = 1;
+	for (int level = 0; level < levels; level++, power *= k)
+		if (t % power == 0)
+		{
+			int64_t		f = t / power;
+			int			slot = slot_of(counter, level, f);
+
+			counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot],
+												  counter->running_total);
+			enter(counter, level, f + k, rng);
+		}
+}
+
+/* interval (level, m) at the counter's step, noise and content so far */
+static dp_int128
+interval(dp_counter *counter, int level, int64_t power, int64_t m)
+{
+	int64_t		t = counter->steps;
+	dp_int128	value = counter->nodes[slot_of(counter, level, m)];
+	bool		open = (m - 1) * power < t && m * power > t;
+
+	return open ? dp_counter_add(counter, value, counter->running_total) : value;
+}
+
+static void
+balanced_digits(int64_t t, int64_t k, int levels, int64_t *digits)
+{
+	int64_t		h = (k - 1) / 2;
+
+	for (int j = 0; j < levels; j++)
+	{
+		int64_t		d = t % k;
+
+		if (d > h)
+			d -= k;
+		digits[j] = d;
+		t = (t - d) / k;
+	}
+}
+
+static dp_int128
+balanced_release(dp_counter *counter)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / window(counter);
+	int64_t		digits[64];
+	int64_t		p = 0;
+	dp_int128	release = 0;
+
+	balanced_digits(counter->steps, k, levels, digits);
+	for (int j = levels - 1; j >= 0; j--)
+	{
+		int64_t		power = ipow(k, j);
+		int64_t		c = p / power;
+
+		for (int64_t i = 1; i <= digits[j]; i++)
+			release = dp_counter_add(counter, release, interval(counter, j, power, c + i));
+		for (int64_t i = 0; i < -digits[j]; i++)
+			release = dp_counter_sub(counter, release, interval(counter, j, power, c - i));
+		p += digits[j] * power;
+	}
+	return release;
+}
+
+static void
+balanced_update(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	balanced_push(counter, value, rng);
+	counter->release = balanced_release(counter);
+}
+
+static void
+balanced_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / window(counter);
+	int64_t		t = counter->steps;
+	int64_t		power = 1;
+
+	for (int i = 0; i < counter->kind_nodes; i++)
+		nodes[i] = counter->nodes[i];
+	/* the one open interval of each level: the one that will hold item t + 1 */
+	for (int level = 0; level < levels; level++, power *= k)
+	{
+		int64_t		m = t / power + 1;
+
+		if ((m - 1) * power < t)
+			nodes[slot_of(counter, level, m)] += counter->running_total;
+	}
+}
+
+static void
+balanced_resume(dp_counter *counter)
+{
+	counter->running_total = 0;
+	counter->release = balanced_release(counter);
+}
+
+static int
+balanced_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	int64_t		digits[64];
+	int			levels = counter->kind_nodes / window(counter);
+	int64_t		terms = 0;
+
+	balanced_digits(steps, counter->mechanism.block, levels, digits);
+	for (int j = 0; j < levels; j++)
+		terms += digits[j] < 0 ? -digits[j] : digits[j];
+	groups[0].scale = counter->scale;
+	groups[0].terms = terms;
+	return 1;
+}
+
+const dp_counter_kind dp_balanced_kind = {
+	.name = "balanced",
+	.kind = DP_MECHANISM_BALANCED,
+	.bounded = true,
+	.has_block = true,
+	.block_name = "arity",
+	.default_block = dp_balanced_default_arity,
+	.accepted_flags = DP_FLAG_CONSISTENT | DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
+	.validate = balanced_validate,
+	.node_count = balanced_node_count,
+	.set_scales = balanced_set_scales,
+	.start = balanced_start,
+	.push = balanced_update,
+	.persist = balanced_persist,
+	.resume = balanced_resume,
+	.noise_groups = balanced_noise_groups,
+};
