@@ -17,6 +17,19 @@ CREATE FUNCTION @extschema@.dp_balanced(epsilon float8, horizon bigint, arity bi
 COMMENT ON FUNCTION @extschema@.dp_balanced(float8, bigint, bigint, bigint) IS
     'k-ary tree with balanced digits (odd arity, chosen by default): the least variance of the pure epsilon-DP counters; T-bounded';
 
+-- the default: the most accurate pure epsilon-DP counter for the horizon,
+-- balanced digits with their best arity; Hybrid when the stream has no end
+CREATE FUNCTION @extschema@.dp_auto(epsilon float8, horizon bigint DEFAULT NULL,
+                                     max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN horizon IS NULL THEN @extschema@.dp_hybrid(epsilon, max_per_step)
+              ELSE @extschema@.dp_balanced(epsilon, horizon, NULL::bigint, max_per_step) END
+$$;
+COMMENT ON FUNCTION @extschema@.dp_auto(float8, bigint, bigint) IS
+    'the recommended mechanism: balanced digits for a known horizon (the least variance), Hybrid for a stream without end';
+
 -- the comparison includes them
 CREATE OR REPLACE FUNCTION @extschema@.dp_compare_mechanisms(epsilon float8, horizon bigint, steps bigint,
                                                               max_per_step bigint DEFAULT 1,

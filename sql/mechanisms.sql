@@ -109,6 +109,8 @@ FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_balanced(1, 100, 7, 2)) O
       FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
       WINDOW w AS (PARTITION BY k ORDER BY t)) q
 WHERE t = 77;
+-- the default: balanced digits for a horizon, Hybrid without one
+SELECT dp_auto(1.0, 365) AS with_horizon, dp_auto(0.5, NULL, 10) AS without_horizon;
 SELECT dp_balanced(1, 100, 4);
 SELECT dp_balanced(1, 100, 1);
 SELECT dp_pan_private(dp_balanced(1, 100));
