@@ -111,6 +111,9 @@ FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_balanced(1, 100, 7, 2)) O
 WHERE t = 77;
 -- the default: balanced digits for a horizon, Hybrid without one
 SELECT dp_auto(1.0, 365) AS with_horizon, dp_auto(0.5, NULL, 10) AS without_horizon;
+SELECT dp_auto(0, 365);
+SELECT dp_auto(1.0, 0);
+SELECT dp_auto(NULL, 365) IS NULL AS null_epsilon_gives_null;
 SELECT dp_balanced(1, 100, 4);
 SELECT dp_balanced(1, 100, 1);
 SELECT dp_pan_private(dp_balanced(1, 100));

@@ -105,6 +105,15 @@ SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64), 'clinic');
 SELECT dp_stream.create_key('daily_average', dp_hybrid(1), 'clinic',
                             statistic => 'average', lower => 0, upper => 7);
 SELECT spent_epsilon, remaining_epsilon FROM dp_stream.budget('clinic');
+-- what a key is registered to compute, and the key of a mechanism
+SELECT dp_stream.key_computes('count') AS count,
+       dp_stream.key_computes('average', 0, 7) AS average,
+       dp_stream.key_computes('sum', -5, 5, true) AS integer_sum;
+SELECT dp_stream.key_computes('median', 0, 1);
+SELECT dp_stream.key_computes('count', 0, 1);
+SELECT dp_stream.key_computes('sum');
+SELECT dp_key_of(dp_keyed(dp_binary(1, 64), 'daily_admissions')) AS keyed,
+       dp_key_of(dp_binary(1, 64)) IS NULL AS unkeyed;
 SELECT dp_keyed(dp_binary(1, 64), 'daily_admissions');
 CREATE TABLE admissions AS SELECT d AS day, (hashint4(d) & 7) AS n FROM generate_series(1, 40) d;
 CREATE VIEW keyed_counts AS

@@ -285,57 +285,46 @@ dp_simple_ii_construct(PG_FUNCTION_ARGS)
 }
 
 /*
- * dp_two_level(epsilon, horizon, block DEFAULT NULL, max_per_step DEFAULT 1);
- * not strict, so that a NULL block means ceil(sqrt(horizon)).
+ * Constructors of the form (epsilon, horizon, block DEFAULT NULL,
+ * max_per_step DEFAULT 1), where the kind's default_block fills a NULL
+ * block (two_level's block, an arity of kary and balanced) from the horizon.
  */
+static Datum
+construct_with_block(FunctionCallInfo fcinfo, dp_mechanism_kind kind)
+{
+	int64		horizon;
+	int64		block;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	horizon = PG_GETARG_INT64(1);
+	if (!PG_ARGISNULL(2))
+		block = PG_GETARG_INT64(2);
+	else
+		block = horizon >= 1 && horizon <= DP_HORIZON_MAX ?
+			dp_counter_kind_by_id(kind)->default_block(horizon) : 0;
+	return construct(kind, PG_GETARG_FLOAT8(0), horizon, PG_GETARG_INT64(3), block);
+}
+
+/* dp_two_level(epsilon, horizon, block DEFAULT ceil(sqrt(horizon)), max_per_step DEFAULT 1) */
 Datum
 dp_two_level_construct(PG_FUNCTION_ARGS)
 {
-	int64		horizon;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
-		PG_RETURN_NULL();
-	horizon = PG_GETARG_INT64(1);
-	PG_RETURN_DATUM(construct(DP_MECHANISM_TWO_LEVEL, PG_GETARG_FLOAT8(0), horizon,
-							  PG_GETARG_INT64(3),
-							  PG_ARGISNULL(2) ? (horizon >= 1 ? dp_default_block(horizon) : 0)
-							  : PG_GETARG_INT64(2)));
+	return construct_with_block(fcinfo, DP_MECHANISM_TWO_LEVEL);
 }
 
-/*
- * dp_kary(epsilon, horizon, arity DEFAULT NULL, max_per_step DEFAULT 1): a
- * NULL arity is the one with the least mean variance for the horizon
- */
+/* dp_kary(epsilon, horizon, arity DEFAULT least mean variance, max_per_step DEFAULT 1) */
 Datum
 dp_kary_construct(PG_FUNCTION_ARGS)
 {
-	int64		horizon;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
-		PG_RETURN_NULL();
-	horizon = PG_GETARG_INT64(1);
-	PG_RETURN_DATUM(construct(DP_MECHANISM_KARY, PG_GETARG_FLOAT8(0), horizon,
-							  PG_GETARG_INT64(3),
-							  PG_ARGISNULL(2) ? dp_kary_default_arity(horizon)
-							  : PG_GETARG_INT64(2)));
+	return construct_with_block(fcinfo, DP_MECHANISM_KARY);
 }
 
-/*
- * dp_balanced(epsilon, horizon, arity DEFAULT NULL, max_per_step DEFAULT 1):
- * a NULL arity is the odd one with the least mean variance for the horizon
- */
+/* dp_balanced(epsilon, horizon, odd arity DEFAULT least mean variance, max_per_step DEFAULT 1) */
 Datum
 dp_balanced_construct(PG_FUNCTION_ARGS)
 {
-	int64		horizon;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
-		PG_RETURN_NULL();
-	horizon = PG_GETARG_INT64(1);
-	PG_RETURN_DATUM(construct(DP_MECHANISM_BALANCED, PG_GETARG_FLOAT8(0), horizon,
-							  PG_GETARG_INT64(3),
-							  PG_ARGISNULL(2) ? dp_balanced_default_arity(horizon)
-							  : PG_GETARG_INT64(2)));
+	return construct_with_block(fcinfo, DP_MECHANISM_BALANCED);
 }
 
 /* dp_hybrid(epsilon, max_per_step DEFAULT 1) */

@@ -320,6 +320,20 @@ dp_statistic_summary(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(dp_summary_datum(fcinfo, dp_statistic_from_datum(PG_GETARG_DATUM(0))));
 }
 
+/* The statistic of a name; 22023 with `hint` for any other. */
+static int32
+statistic_kind_by_name(const char *name, const char *hint)
+{
+	for (int32 kind = DP_STATISTIC_SUM; kind <= DP_STATISTIC_VARIANCE; kind++)
+		if (strcmp(name, dp_statistic_kind_name(kind)) == 0)
+			return kind;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown statistic \"%s\"", name),
+			 errhint("%s", hint)));
+	pg_unreachable();
+}
+
 /*
  * dp_statistic_new(statistic text, lower float8, upper float8, mechanism):
  * a real-valued sum, average or variance state at step 0, to be advanced
@@ -332,14 +346,7 @@ dp_statistic_new(PG_FUNCTION_ARGS)
 	dp_statistic_spec spec;
 
 	memset(&spec, 0, sizeof(spec));
-	for (int32 kind = DP_STATISTIC_SUM; kind <= DP_STATISTIC_VARIANCE; kind++)
-		if (strcmp(name, dp_statistic_kind_name(kind)) == 0)
-			spec.kind = kind;
-	if (spec.kind == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown statistic \"%s\"", name),
-				 errhint("Use sum, average or variance.")));
+	spec.kind = statistic_kind_by_name(name, "Use sum, average or variance.");
 	spec.domain = DP_VALUES_REAL;
 	spec.estimator = DP_ESTIMATOR_MIDPOINT;
 	spec.lower = PG_GETARG_FLOAT8(1);
@@ -378,14 +385,7 @@ dp_key_computes(PG_FUNCTION_ARGS)
 		PG_RETURN_TEXT_P(cstring_to_text("count"));
 	}
 	memset(&spec, 0, sizeof(spec));
-	for (int32 kind = DP_STATISTIC_SUM; kind <= DP_STATISTIC_VARIANCE; kind++)
-		if (strcmp(name, dp_statistic_kind_name(kind)) == 0)
-			spec.kind = kind;
-	if (spec.kind == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown statistic \"%s\"", name),
-				 errhint("Use count, sum, average or variance.")));
+	spec.kind = statistic_kind_by_name(name, "Use count, sum, average or variance.");
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
