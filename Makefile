@@ -7,13 +7,18 @@ DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0
        sql/dp_stream--0.7.0--0.8.0.sql
 MODULE_big = dp_stream
 
-CORE_SOURCES = $(wildcard src/core/*.c)
+# src/core: one directory per concern (noise, mechanisms, statistics, codec,
+# sealing, planning) around the counter and mechanism interfaces at its top
+CORE_DIRS = src/core $(sort $(dir $(wildcard src/core/*/*.c src/core/*/*.h)))
+CORE_SOURCES = $(wildcard $(addsuffix /*.c,$(patsubst %/,%,$(CORE_DIRS))))
+CORE_HEADERS = $(wildcard $(addsuffix /*.h,$(patsubst %/,%,$(CORE_DIRS))))
+CORE_INCLUDES = $(addprefix -I,$(patsubst %/,%,$(CORE_DIRS)))
 PG_SOURCES = $(wildcard src/pg/*.c)
 OBJS = $(CORE_SOURCES:.c=.o) $(PG_SOURCES:.c=.o)
 
 # libsodium must be linked through MODULE_big + SHLIB_LINK (MODULES ignores it)
 SHLIB_LINK = -lsodium
-PG_CPPFLAGS = -Isrc/core
+PG_CPPFLAGS = $(CORE_INCLUDES)
 # -Werror only in the project's own test build (scripts/test.sh passes
 # DP_WERROR=-Werror): another compiler's new warnings must not break a
 # packager's build.
@@ -37,13 +42,13 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS does not track header dependencies; a struct change must rebuild all
-$(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*.h)
 
 # C unit tests of src/core, built without PostgreSQL
-UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Isrc/core
+UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter $(CORE_INCLUDES)
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
 
-test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(wildcard src/core/*.h) test/unit/tap.h
+test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(CORE_HEADERS) test/unit/tap.h
 	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) -o $@ $< $(CORE_SOURCES) -lsodium -lm
 
 unit: $(UNIT_TESTS)
@@ -52,7 +57,7 @@ unit: $(UNIT_TESTS)
 unit-sanitize:
 	@for t in $(wildcard test/unit/test_*.c); do \
 	  clang -std=c11 -O1 -g -Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=all \
-	    -fno-omit-frame-pointer -Isrc/core -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
+	    -fno-omit-frame-pointer $(CORE_INCLUDES) -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
 	  $${t%.c}.asan > $${t%.c}.asan.log 2>&1; status=$$?; \
 	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \
 	  if [ $$status -ne 0 ]; then tail -30 $${t%.c}.asan.log; exit 1; fi; done
@@ -66,11 +71,12 @@ FUZZ_BUILD ?= test/fuzz/build
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
 FUZZ_CFLAGS = -std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
-              -Wno-unused-function -I$(FUZZ_CORE) -Itest/fuzz
+              -Wno-unused-function $(FUZZ_CORE_INCLUDES) -Itest/fuzz
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_COVERAGE = -fprofile-instr-generate -fcoverage-mapping
-FUZZ_CORE_SOURCES = $(wildcard $(FUZZ_CORE)/*.c)
-FUZZ_CORE_HEADERS = $(wildcard $(FUZZ_CORE)/*.h)
+FUZZ_CORE_SOURCES = $(wildcard $(FUZZ_CORE)/*.c $(FUZZ_CORE)/*/*.c)
+FUZZ_CORE_HEADERS = $(wildcard $(FUZZ_CORE)/*.h $(FUZZ_CORE)/*/*.h)
+FUZZ_CORE_INCLUDES = $(addprefix -I,$(patsubst %/,%,$(sort $(dir $(FUZZ_CORE_HEADERS)))))
 FUZZ_ASAN_OBJS = $(patsubst $(FUZZ_CORE)/%.c,$(FUZZ_BUILD)/asan/%.o,$(FUZZ_CORE_SOURCES))
 FUZZ_COV_OBJS = $(patsubst $(FUZZ_CORE)/%.c,$(FUZZ_BUILD)/cov/%.o,$(FUZZ_CORE_SOURCES))
 FUZZ_BINARIES = $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
@@ -113,7 +119,11 @@ fuzz-coverage: $(FUZZ_COV_BINARIES)
 fuzz-corpus: $(FUZZ_BUILD)/make_corpus
 	$(FUZZ_BUILD)/make_corpus test/fuzz/corpus
 
-.PHONY: unit unit-sanitize test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
+# the compiler flags and sources of the core, for scripts that build on it
+core-flags:
+	@echo $(CORE_INCLUDES) $(CORE_SOURCES)
+
+.PHONY: core-flags unit unit-sanitize test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 

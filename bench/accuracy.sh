@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out
 trials=${BENCH_TRIALS:-200}
 [ -n "${BENCH_QUICK:-}" ] && trials=20
-cc -std=c11 -O2 -Isrc/core -o bench/out/accuracy bench/accuracy.c src/core/*.c -lsodium -lm
+cc -std=c11 -O2 $(make -s core-flags) -o bench/out/accuracy bench/accuracy.c -lsodium -lm
 bench/out/accuracy "$trials" bench/out | tee bench/out/accuracy.txt
 gnuplot <<'PLOT'
 set terminal pngcairo size 900,500 noenhanced

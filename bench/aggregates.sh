@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out/aggregates
 trials=${BENCH_AGGREGATES_TRIALS:-200}
 [ -n "${BENCH_QUICK:-}" ] && trials=10
-cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -Isrc/core -o bench/out/aggregates_bench \
-  bench/aggregates.c src/core/*.c -lsodium -lm
+cc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter $(make -s core-flags) -o bench/out/aggregates_bench \
+  bench/aggregates.c -lsodium -lm
 echo "== average estimators: midpoint against plain ($(( trials * 2 )) trials)"
 bench/out/aggregates_bench estimators $(( trials * 2 )) | tee bench/out/aggregates_estimators.txt
 echo

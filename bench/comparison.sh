@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out/comparison bench/out/comparison_many
 many=${BENCH_COMPARISON_TRIALS:-500}
 [ -n "${BENCH_QUICK:-}" ] && many=50
-cc -std=c11 -O2 -Isrc/core -o bench/out/comparison_bench bench/comparison.c src/core/*.c -lsodium -lm
+cc -std=c11 -O2 $(make -s core-flags) -o bench/out/comparison_bench bench/comparison.c -lsodium -lm
 echo "== the post's protocol: 25 trials"
 bench/out/comparison_bench 25 bench/out/comparison | tee bench/out/comparison.txt
 echo
