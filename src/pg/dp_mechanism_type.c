@@ -49,7 +49,7 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 
 /*
  * The stored bytes as a mechanism; not validated.  Version 5 (0.7.0) is the
- * explicit codec of src/core/dp_mechanism_codec.c after the version byte.
+ * explicit codec of src/core/codec/dp_mechanism_codec.c after the version byte.
  * Versions 1 to 4 are the C struct of their day, copied into a zeroed one
  * (the fields each version lacks read as zero).
  */

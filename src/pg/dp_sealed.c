@@ -1,7 +1,7 @@
 /*
  * dp_sealed.c
  *		Sealing and opening the stored form of dp_counter and dp_statistic
- *		values (the format is in src/core/dp_seal.h, the threat model in
+ *		values (the format is in src/core/sealing/dp_seal.h, the threat model in
  *		docs/threat_model.md).
  */
 #include "dp_stream.h"
