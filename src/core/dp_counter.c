@@ -59,6 +59,17 @@ dp_counter_scale_for(uint64_t sensitivity, double epsilon)
 	return scale;
 }
 
+dp_scale
+dp_counter_class_scale(const dp_counter *counter, int index)
+{
+	dp_noise_class class;
+
+	if (!counter->kind->noise_class(&counter->mechanism, index, &class))
+		return (dp_scale) {1, 1};	/* not reached: kinds ask for their own classes */
+	return dp_counter_scale_for(class.l1_units * dp_mechanism_unit_bound(&counter->mechanism),
+								counter->mechanism.epsilon * class.share);
+}
+
 /* The consistent release, when asked for, is kept in one node after the mechanism's. */
 static int
 total_node_count(const dp_mechanism *mechanism)
@@ -100,8 +111,14 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	memset(counter->noise_key, 0, sizeof(counter->noise_key));
 	counter->kind_nodes = kind->node_count(mechanism);
 	counter->node_count = total_node_count(mechanism);
-	counter->second_scale = counter->scale = (dp_scale) {1, 1};
-	kind->set_scales(counter);
+	counter->scale = dp_counter_class_scale(counter, 0);
+	counter->second_scale = counter->scale;
+	{
+		dp_noise_class second;
+
+		if (kind->noise_class(mechanism, 1, &second))
+			counter->second_scale = dp_counter_class_scale(counter, 1);
+	}
 	return DP_OK;
 }
 

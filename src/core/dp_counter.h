@@ -44,6 +44,25 @@ typedef enum dp_noise_role
 
 typedef struct dp_counter dp_counter;
 
+/*
+ * One class of a mechanism's noise terms: the nodes that share a scale.
+ * One privacy unit's data moves the nodes of the class by at most l1_units
+ * units in total and by at most l2_squared_units squared units (a unit is
+ * dp_mechanism_unit_bound: one step's bound, or one person's
+ * contributions), and the class spends `share` of the privacy budget.  The
+ * shares of the classes that one unit can reach add up to at most 1; then
+ * the noise family's scale for each class (dp_counter_class_scale) makes
+ * the mechanism epsilon-DP (discrete Laplace, scale l1 U / (share epsilon))
+ * or rho-zCDP (discrete Gaussian, sigma^2 = l2 U^2 / (2 share rho)) by
+ * composition over the classes.
+ */
+typedef struct dp_noise_class
+{
+	uint64_t	l1_units;
+	uint64_t	l2_squared_units;
+	double		share;
+} dp_noise_class;
+
 typedef struct dp_counter_kind
 {
 	const char *name;			/* as in the text form: "binary" */
@@ -58,8 +77,13 @@ typedef struct dp_counter_kind
 	/* Kind-specific checks beyond the common ones; *field names the culprit. */
 	dp_status	(*validate) (const dp_mechanism *mechanism, const char **field);
 	int			(*node_count) (const dp_mechanism *mechanism);
-	/* Sets counter->scale (and second_scale if used); validation ensured range. */
-	void		(*set_scales) (dp_counter *counter);
+	/*
+	 * The mechanism's decomposition, as the noise needs it: its noise terms
+	 * fall into classes of one scale each (dp_noise_class); fills class
+	 * `index` and returns true, or returns false past the last class.  The
+	 * counter turns a class into a scale for the noise family.
+	 */
+	bool		(*noise_class) (const dp_mechanism *mechanism, int index, dp_noise_class *out);
 
 	/* Fresh state at step 0 (may draw the noise of nodes that open at once). */
 	void		(*start) (dp_counter *counter, dp_random *rng);
@@ -86,8 +110,8 @@ struct dp_counter
 {
 	dp_mechanism mechanism;
 	const dp_counter_kind *kind;
-	dp_scale	scale;			/* noise scale of one node */
-	dp_scale	second_scale;	/* a second scale, for mechanisms that mix two */
+	dp_scale	scale;			/* noise scale of class 0 */
+	dp_scale	second_scale;	/* class 1, or the class a mechanism uses now */
 	int64_t		steps;			/* time steps consumed */
 	dp_int128	running_total;	/* raw sum since start or resume; never persisted */
 	dp_int128	release;		/* current noisy running count */
@@ -152,8 +176,21 @@ dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
 extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale,
 								  int node, dp_noise_role role, dp_int128 content);
 
-/* The scale for sensitivity / epsilon, for set_scales (ranges already checked). */
+/* The scale for sensitivity / epsilon (ranges already checked). */
 extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
+
+/* The scale of noise class `index` of the counter's mechanism. */
+extern dp_scale dp_counter_class_scale(const dp_counter *counter, int index);
+
+/* A class in which each unit reaches `nodes` nodes once, with a budget share. */
+static inline bool
+dp_noise_class_nodes(dp_noise_class *out, uint64_t nodes, double share)
+{
+	out->l1_units = nodes;
+	out->l2_squared_units = nodes;
+	out->share = share;
+	return true;
+}
 
 /* floor(log2(x)) + 1 for x >= 1: the levels of a tree over x leaves */
 static inline int

@@ -117,13 +117,12 @@ balanced_node_count(const dp_mechanism *mechanism)
 	return balanced_levels(mechanism->horizon, mechanism->block) * (2 * (int) mechanism->block + 1);
 }
 
-static void
-balanced_set_scales(dp_counter *counter)
+/* each item lies in one interval per level */
+static bool
+balanced_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for((uint64_t) balanced_levels(counter->mechanism.horizon,
-																	 counter->mechanism.block) *
-										  dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
+	return index == 0 &&
+		dp_noise_class_nodes(out, (uint64_t) balanced_levels(mechanism->horizon, mechanism->block), 1.0);
 }
 
 static int
@@ -299,7 +298,7 @@ const dp_counter_kind dp_balanced_kind = {
 	.accepted_flags = DP_FLAG_CONSISTENT | DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = balanced_validate,
 	.node_count = balanced_node_count,
-	.set_scales = balanced_set_scales,
+	.noise_class = balanced_noise_class,
 	.start = balanced_start,
 	.push = balanced_update,
 	.persist = balanced_persist,

@@ -122,12 +122,12 @@ binary_node_count(const dp_mechanism *mechanism)
  * level.  At person level the values of all steps together change by at
  * most K units (dp_mechanism_unit_bound), each reaching L intervals: L K.
  */
-static void
-binary_set_scales(dp_counter *counter)
+/* each item lies in one node per level */
+static bool
+binary_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for((uint64_t) counter->kind_nodes *
-										  dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
+	return index == 0 &&
+		dp_noise_class_nodes(out, (uint64_t) binary_node_count(mechanism), 1.0);
 }
 
 static void
@@ -173,7 +173,7 @@ const dp_counter_kind dp_binary_kind = {
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = NULL,
 	.node_count = binary_node_count,
-	.set_scales = binary_set_scales,
+	.noise_class = binary_noise_class,
 	.start = binary_start,
 	.push = binary_push,
 	.persist = binary_persist,

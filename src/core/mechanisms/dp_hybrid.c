@@ -40,12 +40,11 @@ block_of(int64_t n)
 	return dp_level_count(n) - 1;
 }
 
+/* class 1 + b: the tree of block b */
 static dp_scale
 tree_scale(const dp_counter *counter, int block)
 {
-	return dp_counter_scale_for(2 * (uint64_t) (block + 1) *
-								dp_mechanism_unit_bound(&counter->mechanism),
-								counter->mechanism.epsilon);
+	return dp_counter_class_scale(counter, 1 + block);
 }
 
 static dp_status
@@ -65,13 +64,18 @@ hybrid_node_count(const dp_mechanism *mechanism)
 	return TREE_FIRST + TREE_LEVELS_MAX;
 }
 
-/* scale: the log mechanism's; second_scale: the tree of the block of steps + 1 */
-static void
-hybrid_set_scales(dp_counter *counter)
+/*
+ * Class 0: the log mechanism's p-sums, one per item, half the budget.
+ * Class 1 + b: the tree of block b, b + 1 levels, the other half; an item
+ * reaches the tree of its own block only.  counter->second_scale caches
+ * the class of the open block.
+ */
+static bool
+hybrid_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for(2 * dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
-	counter->second_scale = tree_scale(counter, block_of(counter->steps + 1));
+	if (index < 0 || index > TREE_LEVELS_MAX)
+		return false;
+	return dp_noise_class_nodes(out, index == 0 ? 1 : (uint64_t) index, 0.5);
 }
 
 static void
@@ -162,7 +166,7 @@ const dp_counter_kind dp_hybrid_kind = {
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = hybrid_validate,
 	.node_count = hybrid_node_count,
-	.set_scales = hybrid_set_scales,
+	.noise_class = hybrid_noise_class,
 	.start = hybrid_start,
 	.push = hybrid_push,
 	.persist = hybrid_persist,

@@ -118,13 +118,12 @@ kary_node_count(const dp_mechanism *mechanism)
 	return kary_levels(mechanism->horizon, mechanism->block) * (int) mechanism->block;
 }
 
-static void
-kary_set_scales(dp_counter *counter)
+/* each item lies in one node per level */
+static bool
+kary_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for((uint64_t) kary_levels(counter->mechanism.horizon,
-																 counter->mechanism.block) *
-										  dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
+	return index == 0 &&
+		dp_noise_class_nodes(out, (uint64_t) kary_levels(mechanism->horizon, mechanism->block), 1.0);
 }
 
 static int
@@ -255,7 +254,7 @@ const dp_counter_kind dp_kary_kind = {
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = kary_validate,
 	.node_count = kary_node_count,
-	.set_scales = kary_set_scales,
+	.noise_class = kary_noise_class,
 	.start = kary_start,
 	.push = kary_push,
 	.persist = kary_persist,

@@ -35,12 +35,12 @@ ppcum_node_count(const dp_mechanism *mechanism)
 	return tree_levels(mechanism->horizon) + 2;
 }
 
-static void
-ppcum_set_scales(dp_counter *counter)
+/* the levels of the tree plus the release term (its own argument, above) */
+static bool
+ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for((uint64_t) (tree_levels(counter->mechanism.horizon) + 1) *
-										  (uint64_t) counter->mechanism.max_per_step,
-										  counter->mechanism.epsilon);
+	return index == 0 &&
+		dp_noise_class_nodes(out, (uint64_t) (tree_levels(mechanism->horizon) + 1), 1.0);
 }
 
 static void
@@ -93,7 +93,7 @@ const dp_counter_kind dp_ppcum_kind = {
 	.accepted_flags = DP_FLAG_CONSISTENT,
 	.validate = NULL,
 	.node_count = ppcum_node_count,
-	.set_scales = ppcum_set_scales,
+	.noise_class = ppcum_noise_class,
 	.start = ppcum_start,
 	.push = ppcum_push,
 	.persist = NULL,

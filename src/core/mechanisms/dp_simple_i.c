@@ -67,19 +67,20 @@ simple_i_node_count(const dp_mechanism *mechanism)
 	return 2;
 }
 
-static void
-simple_i_set_scales(dp_counter *counter)
+/*
+ * Class 0: the gamma terms; class 1: eta.  Their sensitivities are not
+ * separate budgets but the two sides of the joint argument above (each
+ * spends the whole epsilon there), so the shares are 1 and the mechanism
+ * accepts no other noise family.
+ */
+static bool
+simple_i_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	const dp_mechanism *m = &counter->mechanism;
-	uint64_t	n = (uint64_t) m->max_per_step;
+	uint64_t	eta_units = (uint64_t) (1 + split_power(mechanism->horizon));
 
-	counter->second_scale = dp_counter_scale_for(n * (uint64_t) (1 + split_power(m->horizon)),
-												 m->epsilon);
-	if (m->horizon > 1)
-		counter->scale = dp_counter_scale_for(n * gamma_sensitivity_units(m->horizon),
-											  m->epsilon);
-	else
-		counter->scale = counter->second_scale;
+	if (index == 1 || (index == 0 && mechanism->horizon <= 1))
+		return dp_noise_class_nodes(out, eta_units, 1.0);
+	return index == 0 && dp_noise_class_nodes(out, gamma_sensitivity_units(mechanism->horizon), 1.0);
 }
 
 static void
@@ -124,7 +125,7 @@ const dp_counter_kind dp_simple_i_kind = {
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT,
 	.validate = simple_i_validate,
 	.node_count = simple_i_node_count,
-	.set_scales = simple_i_set_scales,
+	.noise_class = simple_i_noise_class,
 	.start = simple_i_start,
 	.push = simple_i_push,
 	.persist = NULL,

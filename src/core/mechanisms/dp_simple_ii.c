@@ -21,11 +21,11 @@ simple_ii_node_count(const dp_mechanism *mechanism)
 	return 1;
 }
 
-static void
-simple_ii_set_scales(dp_counter *counter)
+/* each item is in exactly one noisy term */
+static bool
+simple_ii_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for(dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
+	return index == 0 && dp_noise_class_nodes(out, 1, 1.0);
 }
 
 static void
@@ -65,7 +65,7 @@ const dp_counter_kind dp_simple_ii_kind = {
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = NULL,
 	.node_count = simple_ii_node_count,
-	.set_scales = simple_ii_set_scales,
+	.noise_class = simple_ii_noise_class,
 	.start = simple_ii_start,
 	.push = simple_ii_push,
 	.persist = NULL,

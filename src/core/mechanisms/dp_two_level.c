@@ -39,11 +39,11 @@ two_level_validate(const dp_mechanism *mechanism, const char **field)
 	return DP_OK;
 }
 
-static void
-two_level_set_scales(dp_counter *counter)
+/* each item lies in its block's p-sum and in one item term (or the open block's) */
+static bool
+two_level_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	counter->scale = dp_counter_scale_for(2 * dp_mechanism_unit_bound(&counter->mechanism),
-										  counter->mechanism.epsilon);
+	return index == 0 && dp_noise_class_nodes(out, 2, 1.0);
 }
 
 static void
@@ -110,7 +110,7 @@ const dp_counter_kind dp_two_level_kind = {
 	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
 	.validate = two_level_validate,
 	.node_count = two_level_node_count,
-	.set_scales = two_level_set_scales,
+	.noise_class = two_level_noise_class,
 	.start = two_level_start,
 	.push = two_level_push,
 	.persist = NULL,
