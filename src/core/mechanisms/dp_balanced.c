@@ -26,12 +26,12 @@
  * (the offset form of dp_binary.c: a stored state holds the noise plus the
  * partial content), and the noise plus its content once closed.
  */
-#include "dp_counter.h"
+#include "dp_balanced_tree.h"
 
 #include <math.h>
 
-#define ARITY_MIN 3
-#define ARITY_MAX 63
+/* the nodes of dp_balanced before states could hold more (kept: defaults stay) */
+#define BALANCED_NODES_MAX 255
 
 static int64_t
 ipow(int64_t base, int exponent)
@@ -44,8 +44,8 @@ ipow(int64_t base, int exponent)
 }
 
 /* balanced digits needed: the least L with (k^L - 1) / 2 >= horizon */
-static int
-balanced_levels(int64_t horizon, int64_t arity)
+int
+dp_balanced_levels(int64_t horizon, int64_t arity)
 {
 	int			levels = 1;
 	int64_t		power = arity;	/* arity^levels */
@@ -60,21 +60,15 @@ balanced_levels(int64_t horizon, int64_t arity)
 	return levels;
 }
 
-static int
-window(const dp_counter *counter)
-{
-	return 2 * (int) counter->mechanism.block + 1;
-}
-
 static dp_status
 balanced_validate(const dp_mechanism *mechanism, const char **field)
 {
 	int64_t		k = mechanism->block;
 
-	if (k < ARITY_MIN || k > ARITY_MAX || k % 2 == 0 ||
-		(int64_t) balanced_levels(mechanism->horizon, k) * (2 * k + 1) > DP_COUNTER_MAX_NODES - 1 ||
+	if (!dp_balanced_arity_valid(k) ||
+		(int64_t) dp_balanced_levels(mechanism->horizon, k) * (2 * k + 1) > BALANCED_NODES_MAX ||
 		/* k^L must fit int64 for the digit arithmetic */
-		(double) balanced_levels(mechanism->horizon, k) * log2((double) k) > 62)
+		(double) dp_balanced_levels(mechanism->horizon, k) * log2((double) k) > 62)
 	{
 		*field = "arity";
 		return DP_ERROR_BLOCK;
@@ -91,15 +85,15 @@ balanced_validate(const dp_mechanism *mechanism, const char **field)
 int64_t
 dp_balanced_default_arity(int64_t horizon)
 {
-	int64_t		best = ARITY_MIN;
+	int64_t		best = DP_BALANCED_ARITY_MIN;
 	double		best_cost = INFINITY;
 
-	for (int64_t k = ARITY_MIN; k <= ARITY_MAX; k += 2)
+	for (int64_t k = DP_BALANCED_ARITY_MIN; k <= DP_BALANCED_ARITY_MAX; k += 2)
 	{
-		int			levels = balanced_levels(horizon < 1 ? 1 : horizon, k);
+		int			levels = dp_balanced_levels(horizon < 1 ? 1 : horizon, k);
 		double		cost = (double) levels * levels * levels * ((double) k * k - 1) / (4.0 * k);
 
-		if ((int64_t) levels * (2 * k + 1) > DP_COUNTER_MAX_NODES - 1 ||
+		if ((int64_t) levels * (2 * k + 1) > BALANCED_NODES_MAX ||
 			(double) levels * log2((double) k) > 62)
 			continue;
 		if (cost < best_cost)
@@ -114,7 +108,7 @@ dp_balanced_default_arity(int64_t horizon)
 static int
 balanced_node_count(const dp_mechanism *mechanism)
 {
-	return balanced_levels(mechanism->horizon, mechanism->block) * (2 * (int) mechanism->block + 1);
+	return dp_balanced_tree_nodes(mechanism->block, dp_balanced_levels(mechanism->horizon, mechanism->block));
 }
 
 /* each item lies in one interval per level */
@@ -122,78 +116,157 @@ static bool
 balanced_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
 	return index == 0 &&
-		dp_noise_class_nodes(out, (uint64_t) balanced_levels(mechanism->horizon, mechanism->block), 1.0);
+		dp_noise_class_nodes(out, (uint64_t) dp_balanced_levels(mechanism->horizon, mechanism->block), 1.0);
 }
 
-static int
-slot_of(const dp_counter *counter, int level, int64_t m)
+static dp_balanced_tree
+whole_tree(const dp_counter *counter)
 {
-	int64_t		w = window(counter);
+	dp_balanced_tree tree = {
+		.first = 0,
+		.arity = counter->mechanism.block,
+		.levels = dp_balanced_levels(counter->mechanism.horizon, counter->mechanism.block),
+		.scale = counter->scale,
+	};
 
-	return level * (int) w + (int) (((m % w) + w) % w);
-}
-
-/* the noise of interval m entering the window (nothing for m < 1: no items) */
-static void
-enter(dp_counter *counter, int level, int64_t m, dp_random *rng)
-{
-	int			slot = slot_of(counter, level, m);
-
-	counter->nodes[slot] = m < 1 ? 0 :
-		dp_counter_noise(counter, rng, &counter->scale, slot, DP_NOISE_OPEN, 0);
+	return tree;
 }
 
 static void
 balanced_start(dp_counter *counter, dp_random *rng)
 {
-	int64_t		k = counter->mechanism.block;
-	int			levels = counter->kind_nodes / window(counter);
+	dp_balanced_tree tree = whole_tree(counter);
 
-	for (int level = 0; level < levels; level++)
-		for (int64_t m = -k; m <= k; m++)
-			enter(counter, level, m, rng);
+	dp_balanced_tree_open(counter, &tree, rng);
 }
 
 static void
 balanced_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	int64_t		k = counter->mechanism.block;
-	int			levels = counter->kind_nodes / window(counter);
-	int64_t		t = counter->steps + 1;
+	dp_balanced_tree tree = whole_tree(counter);
+
+	counter->steps++;
+	dp_balanced_tree_push(counter, &tree, counter->steps, value, rng);
+	counter->release = dp_balanced_tree_release(counter, &tree, counter->steps);
+}
+
+static void
+balanced_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	dp_balanced_tree tree = whole_tree(counter);
+
+	for (int i = 0; i < counter->kind_nodes; i++)
+		nodes[i] = counter->nodes[i];
+	dp_balanced_tree_persist(counter, &tree, counter->steps, nodes);
+}
+
+static void
+balanced_resume(dp_counter *counter)
+{
+	dp_balanced_tree tree = whole_tree(counter);
+
+	counter->running_total = 0;
+	counter->release = dp_balanced_tree_release(counter, &tree, counter->steps);
+}
+
+static int
+balanced_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	dp_balanced_tree tree = whole_tree(counter);
+
+	groups[0].scale = counter->scale;
+	groups[0].terms = dp_balanced_tree_noise_terms(&tree, steps);
+	return 1;
+}
+
+/*
+ * One balanced-digit tree inside a counter's nodes (dp_balanced_tree.h),
+ * used whole here and once per block by dp_balanced_blocks.c.
+ */
+static int
+window(const dp_balanced_tree *tree)
+{
+	return 2 * (int) tree->arity + 1;
+}
+
+int
+dp_balanced_tree_nodes(int64_t arity, int levels)
+{
+	return levels * (2 * (int) arity + 1);
+}
+
+bool
+dp_balanced_arity_valid(int64_t arity)
+{
+	return arity >= DP_BALANCED_ARITY_MIN && arity <= DP_BALANCED_ARITY_MAX && arity % 2 == 1;
+}
+
+static int
+slot_of(const dp_balanced_tree *tree, int level, int64_t m)
+{
+	int64_t		w = window(tree);
+
+	return tree->first + level * (int) w + (int) (((m % w) + w) % w);
+}
+
+/* the noise of interval m entering the window (nothing for m < 1: no items) */
+static void
+enter(dp_counter *counter, const dp_balanced_tree *tree, int level, int64_t m, dp_random *rng)
+{
+	int			slot = slot_of(tree, level, m);
+
+	counter->nodes[slot] = m < 1 ? 0 :
+		dp_counter_noise(counter, rng, &tree->scale, slot, DP_NOISE_OPEN, 0);
+}
+
+void
+dp_balanced_tree_open(dp_counter *counter, const dp_balanced_tree *tree, dp_random *rng)
+{
+	int64_t		k = tree->arity;
+
+	for (int level = 0; level < tree->levels; level++)
+		for (int64_t m = -k; m <= k; m++)
+			enter(counter, tree, level, m, rng);
+}
+
+void
+dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
+					  int64_t value, dp_random *rng)
+{
+	int64_t		k = tree->arity;
 	int64_t		power = 1;
 
 	/* intervals whose first item is t open: offset by the total before it */
-	for (int level = 0; level < levels; level++, power *= k)
+	for (int level = 0; level < tree->levels; level++, power *= k)
 		if ((t - 1) % power == 0)
 		{
-			int			slot = slot_of(counter, level, (t - 1) / power + 1);
+			int			slot = slot_of(tree, level, (t - 1) / power + 1);
 
 			counter->nodes[slot] = dp_counter_sub(counter, counter->nodes[slot],
 												  counter->running_total);
 		}
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
-	counter->steps = t;
 
 	/* intervals whose last item is t close; the window moves on */
 	power = 1;
-	for (int level = 0; level < levels; level++, power *= k)
+	for (int level = 0; level < tree->levels; level++, power *= k)
 		if (t % power == 0)
 		{
 			int64_t		f = t / power;
-			int			slot = slot_of(counter, level, f);
+			int			slot = slot_of(tree, level, f);
 
 			counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot],
 												  counter->running_total);
-			enter(counter, level, f + k, rng);
+			enter(counter, tree, level, f + k, rng);
 		}
 }
 
-/* interval (level, m) at the counter's step, noise and content so far */
+/* interval (level, m) at local step t, noise and content so far */
 static dp_int128
-interval(dp_counter *counter, int level, int64_t power, int64_t m)
+interval(dp_counter *counter, const dp_balanced_tree *tree, int64_t t, int level,
+		 int64_t power, int64_t m)
 {
-	int64_t		t = counter->steps;
-	dp_int128	value = counter->nodes[slot_of(counter, level, m)];
+	dp_int128	value = counter->nodes[slot_of(tree, level, m)];
 	bool		open = (m - 1) * power < t && m * power > t;
 
 	return open ? dp_counter_add(counter, value, counter->running_total) : value;
@@ -215,77 +288,56 @@ balanced_digits(int64_t t, int64_t k, int levels, int64_t *digits)
 	}
 }
 
-static dp_int128
-balanced_release(dp_counter *counter)
+dp_int128
+dp_balanced_tree_release(dp_counter *counter, const dp_balanced_tree *tree, int64_t t)
 {
-	int64_t		k = counter->mechanism.block;
-	int			levels = counter->kind_nodes / window(counter);
+	int64_t		k = tree->arity;
 	int64_t		digits[64];
 	int64_t		p = 0;
 	dp_int128	release = 0;
 
-	balanced_digits(counter->steps, k, levels, digits);
-	for (int j = levels - 1; j >= 0; j--)
+	balanced_digits(t, k, tree->levels, digits);
+	for (int j = tree->levels - 1; j >= 0; j--)
 	{
 		int64_t		power = ipow(k, j);
 		int64_t		c = p / power;
 
 		for (int64_t i = 1; i <= digits[j]; i++)
-			release = dp_counter_add(counter, release, interval(counter, j, power, c + i));
+			release = dp_counter_add(counter, release, interval(counter, tree, t, j, power, c + i));
 		for (int64_t i = 0; i < -digits[j]; i++)
-			release = dp_counter_sub(counter, release, interval(counter, j, power, c - i));
+			release = dp_counter_sub(counter, release, interval(counter, tree, t, j, power, c - i));
 		p += digits[j] * power;
 	}
 	return release;
 }
 
-static void
-balanced_update(dp_counter *counter, int64_t value, dp_random *rng)
+void
+dp_balanced_tree_persist(const dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
+						 dp_int128 *nodes)
 {
-	balanced_push(counter, value, rng);
-	counter->release = balanced_release(counter);
-}
-
-static void
-balanced_persist(const dp_counter *counter, dp_int128 *nodes)
-{
-	int64_t		k = counter->mechanism.block;
-	int			levels = counter->kind_nodes / window(counter);
-	int64_t		t = counter->steps;
+	int64_t		k = tree->arity;
 	int64_t		power = 1;
 
-	for (int i = 0; i < counter->kind_nodes; i++)
-		nodes[i] = counter->nodes[i];
 	/* the one open interval of each level: the one that will hold item t + 1 */
-	for (int level = 0; level < levels; level++, power *= k)
+	for (int level = 0; level < tree->levels; level++, power *= k)
 	{
 		int64_t		m = t / power + 1;
 
 		if ((m - 1) * power < t)
-			nodes[slot_of(counter, level, m)] += counter->running_total;
+			nodes[slot_of(tree, level, m)] += counter->running_total;
 	}
 }
 
-static void
-balanced_resume(dp_counter *counter)
-{
-	counter->running_total = 0;
-	counter->release = balanced_release(counter);
-}
-
-static int
-balanced_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+int64_t
+dp_balanced_tree_noise_terms(const dp_balanced_tree *tree, int64_t t)
 {
 	int64_t		digits[64];
-	int			levels = counter->kind_nodes / window(counter);
 	int64_t		terms = 0;
 
-	balanced_digits(steps, counter->mechanism.block, levels, digits);
-	for (int j = 0; j < levels; j++)
+	balanced_digits(t, tree->arity, tree->levels, digits);
+	for (int j = 0; j < tree->levels; j++)
 		terms += digits[j] < 0 ? -digits[j] : digits[j];
-	groups[0].scale = counter->scale;
-	groups[0].terms = terms;
-	return 1;
+	return terms;
 }
 
 const dp_counter_kind dp_balanced_kind = {
@@ -300,7 +352,7 @@ const dp_counter_kind dp_balanced_kind = {
 	.node_count = balanced_node_count,
 	.noise_class = balanced_noise_class,
 	.start = balanced_start,
-	.push = balanced_update,
+	.push = balanced_push,
 	.persist = balanced_persist,
 	.resume = balanced_resume,
 	.noise_groups = balanced_noise_groups,
