@@ -9,24 +9,14 @@
 #include <math.h>
 #include <string.h>
 
-extern const dp_counter_kind dp_binary_kind;
-extern const dp_counter_kind dp_simple_i_kind;
-extern const dp_counter_kind dp_simple_ii_kind;
-extern const dp_counter_kind dp_two_level_kind;
-extern const dp_counter_kind dp_hybrid_kind;
-extern const dp_counter_kind dp_ppcum_kind;
-extern const dp_counter_kind dp_kary_kind;
-extern const dp_counter_kind dp_balanced_kind;
+#define DP_MECHANISM_ENTRY(name, id, kind_variable) extern const dp_counter_kind kind_variable;
+#include "dp_mechanism_list.h"
+#undef DP_MECHANISM_ENTRY
 
 static const dp_counter_kind *const all_kinds[] = {
-	&dp_binary_kind,
-	&dp_simple_i_kind,
-	&dp_simple_ii_kind,
-	&dp_two_level_kind,
-	&dp_hybrid_kind,
-	&dp_ppcum_kind,
-	&dp_kary_kind,
-	&dp_balanced_kind,
+#define DP_MECHANISM_ENTRY(name, id, kind_variable) &kind_variable,
+#include "dp_mechanism_list.h"
+#undef DP_MECHANISM_ENTRY
 };
 
 #define KIND_COUNT (sizeof(all_kinds) / sizeof(all_kinds[0]))

@@ -27,7 +27,7 @@
 #include "dp_random.h"
 #include "dp_status.h"
 
-#define DP_COUNTER_MAX_NODES 256
+#define DP_COUNTER_MAX_NODES 1024
 #define DP_NOISE_KEY_BYTES 32
 
 /*

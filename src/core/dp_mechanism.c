@@ -368,7 +368,7 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 		return fail(error, "horizon", "missing");
 	/* only an absent block gets the default; block=0 is left for validation to refuse */
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
-		mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)
+		(!kind->bounded || (mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)))
 		mechanism->block = kind->default_block(mechanism->horizon);
 	return DP_OK;
 }

@@ -16,14 +16,9 @@
 
 typedef enum dp_mechanism_kind
 {
-	DP_MECHANISM_BINARY = 1,
-	DP_MECHANISM_SIMPLE_I = 2,
-	DP_MECHANISM_SIMPLE_II = 3,
-	DP_MECHANISM_TWO_LEVEL = 4,
-	DP_MECHANISM_HYBRID = 5,
-	DP_MECHANISM_PPCUM = 6,
-	DP_MECHANISM_KARY = 7,
-	DP_MECHANISM_BALANCED = 8
+#define DP_MECHANISM_ENTRY(name, id, kind_variable) DP_MECHANISM_##name = id,
+#include "dp_mechanism_list.h"
+#undef DP_MECHANISM_ENTRY
 } dp_mechanism_kind;
 
 /*

@@ -39,12 +39,32 @@ scale_of(uint64_t sensitivity, double epsilon)
 	return dp_scale_as_double(&scale);
 }
 
-/* The noise of a release as the test expects it: up to two groups. */
+/* The noise of a release as the test expects it: groups of one scale. */
+#define EXPECTED_GROUPS 8
 typedef struct expected_noise
 {
-	double		scale[2];
-	int64_t		terms[2];
+	double		scale[EXPECTED_GROUPS];
+	int64_t		terms[EXPECTED_GROUPS];
 } expected_noise;
+
+/* terms of the balanced digits of t in base k (odd): the sum of |d_j| */
+static int64_t
+balanced_terms(int64_t t, int64_t k)
+{
+	int64_t		h = (k - 1) / 2,
+				terms = 0;
+
+	while (t != 0)
+	{
+		int64_t		d = t % k;
+
+		if (d > h)
+			d -= k;
+		terms += d < 0 ? -d : d;
+		t = (t - d) / k;
+	}
+	return terms;
+}
 
 static int64_t
 ceil_log2(int64_t x)
@@ -60,7 +80,7 @@ ceil_log2(int64_t x)
 static expected_noise
 expected_for(const dp_mechanism *m, int64_t t)
 {
-	expected_noise e = {{1, 1}, {0, 0}};
+	expected_noise e = {{1, 1, 1, 1, 1, 1, 1, 1}, {0}};
 	uint64_t	n = (uint64_t) m->max_per_step;
 	int			pan = (m->flags & DP_FLAG_PAN_PRIVATE) ? 2 : 1;
 
@@ -147,6 +167,31 @@ expected_for(const dp_mechanism *m, int64_t t)
 				e.terms[0] = terms;
 			}
 			break;
+		case DP_MECHANISM_BALANCED_UNBOUNDED:
+			{
+				/*
+				 * Blocks of m k^b steps, m = max(1, round(k / 5)): m terms
+				 * of scale (b + 1) N / epsilon per closed block b, and the
+				 * open block's balanced digits at its own scale.
+				 */
+				int64_t		k = m->block,
+							multiplier = (k + 2) / 5 < 1 ? 1 : (k + 2) / 5,
+							start = 0,
+							length = multiplier;
+				int			block = 0;
+
+				while (start + length < t)
+				{
+					e.scale[block] = scale_of((uint64_t) (block + 1) * n, m->epsilon);
+					e.terms[block] = multiplier;
+					start += length;
+					length *= k;
+					block++;
+				}
+				e.scale[block] = scale_of((uint64_t) (block + 1) * n, m->epsilon);
+				e.terms[block] = balanced_terms(t - start, k);
+			}
+			break;
 		case DP_MECHANISM_PPCUM:
 			{
 				int64_t		levels = ceil_log2(m->horizon);
@@ -186,6 +231,10 @@ static const config configs[] = {
 	/* T = 100, k = 5: 3 balanced digits; 2 = (1,-2) has 3 terms, 62 = (2,2,2) 6, 63 = (2,3-5..) */
 	{"balanced T=100 k=5", M(DP_MECHANISM_BALANCED, 1.0, 100, 2, 5, 0), 100, {2, 13, 62, 100}},
 	{"balanced consistent T=300 k=7", M(DP_MECHANISM_BALANCED, 1.0, 300, 1, 7, DP_FLAG_CONSISTENT), 300, {4, 171, 300}},
+	/* k = 5, m = 1: blocks of 1, 5, 25, 125 steps end at 1, 6, 31, 156 */
+	{"balanced_unbounded k=5", M(DP_MECHANISM_BALANCED_UNBOUNDED, 1.0, 0, 2, 5, 0), 200, {1, 6, 31, 200}},
+	/* k = 21, m = 4: blocks of 4, 84, 1764 steps end at 4, 88, 1852 */
+	{"balanced_unbounded k=21 consistent", M(DP_MECHANISM_BALANCED_UNBOUNDED, 0.5, 0, 1, 21, DP_FLAG_CONSISTENT), 400, {3, 4, 88, 400}},
 };
 
 #define TRIALS 20000
@@ -236,7 +285,7 @@ test_error_formula(const config *c)
 		double		mean = sum[i] / TRIALS, second = sum_sq[i] / TRIALS;
 		double		spread;
 
-		for (int g = 0; g < 2; g++)
+		for (int g = 0; g < EXPECTED_GROUPS; g++)
 		{
 			double		v, m4;
 

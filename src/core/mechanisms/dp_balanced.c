@@ -236,8 +236,12 @@ dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	int64_t		k = tree->arity;
 	int64_t		power = 1;
 
-	/* intervals whose first item is t open: offset by the total before it */
-	for (int level = 0; level < tree->levels; level++, power *= k)
+	/*
+	 * intervals whose first item is t open: offset by the total before it
+	 * (power stops at k^(levels - 1): in the last block of an unbounded
+	 * stream k^levels need not fit int64)
+	 */
+	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
 		if ((t - 1) % power == 0)
 		{
 			int			slot = slot_of(tree, level, (t - 1) / power + 1);
@@ -249,7 +253,7 @@ dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 
 	/* intervals whose last item is t close; the window moves on */
 	power = 1;
-	for (int level = 0; level < tree->levels; level++, power *= k)
+	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
 		if (t % power == 0)
 		{
 			int64_t		f = t / power;
@@ -267,7 +271,7 @@ interval(dp_counter *counter, const dp_balanced_tree *tree, int64_t t, int level
 		 int64_t power, int64_t m)
 {
 	dp_int128	value = counter->nodes[slot_of(tree, level, m)];
-	bool		open = (m - 1) * power < t && m * power > t;
+	bool		open = (dp_int128) (m - 1) * power < t && (dp_int128) m * power > t;
 
 	return open ? dp_counter_add(counter, value, counter->running_total) : value;
 }
@@ -319,7 +323,7 @@ dp_balanced_tree_persist(const dp_counter *counter, const dp_balanced_tree *tree
 	int64_t		power = 1;
 
 	/* the one open interval of each level: the one that will hold item t + 1 */
-	for (int level = 0; level < tree->levels; level++, power *= k)
+	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
 	{
 		int64_t		m = t / power + 1;
 

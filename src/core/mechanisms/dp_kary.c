@@ -25,6 +25,9 @@
  */
 #include "dp_counter.h"
 
+/* the nodes of dp_kary before states could hold more (kept: defaults stay) */
+#define KARY_NODES_MAX 255
+
 #include <math.h>
 #include <string.h>
 
@@ -53,7 +56,7 @@ kary_validate(const dp_mechanism *mechanism, const char **field)
 {
 	if (mechanism->block < ARITY_MIN || mechanism->block > ARITY_MAX ||
 		(int64_t) kary_levels(mechanism->horizon, mechanism->block) * mechanism->block >
-		DP_COUNTER_MAX_NODES - 1)
+		KARY_NODES_MAX)
 	{
 		*field = "arity";
 		return DP_ERROR_BLOCK;
@@ -81,7 +84,7 @@ dp_kary_default_arity(int64_t horizon)
 		int64_t		power = 1;
 		double		cost;
 
-		if ((int64_t) levels * k > DP_COUNTER_MAX_NODES - 1)
+		if ((int64_t) levels * k > KARY_NODES_MAX)
 			continue;
 		/* sum over t = 1..horizon of digit j of t, exactly, per level */
 		for (int j = 0; j < levels; j++)

@@ -76,7 +76,7 @@ typedef struct dp_noise_group
 	int64_t		terms;
 } dp_noise_group;
 
-#define DP_NOISE_GROUPS_MAX 2
+#define DP_NOISE_GROUPS_MAX 64
 /* Terms of one scale up to which tails use the exact closed form. */
 #define DP_EXACT_TERMS_MAX 128
 

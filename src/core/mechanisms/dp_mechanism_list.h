@@ -1,0 +1,18 @@
+/*
+ * dp_mechanism_list.h
+ *		The registry of counting mechanisms: one line per mechanism, its
+ *		enum name, its stored id (never reused) and its dp_counter_kind.
+ *
+ * Adding a mechanism is its file in this directory, one line here and its
+ * SQL constructor (a call of dp_mechanism_of).  Included with
+ * DP_MECHANISM_ENTRY defined by the includer.
+ */
+DP_MECHANISM_ENTRY(BINARY, 1, dp_binary_kind)
+DP_MECHANISM_ENTRY(SIMPLE_I, 2, dp_simple_i_kind)
+DP_MECHANISM_ENTRY(SIMPLE_II, 3, dp_simple_ii_kind)
+DP_MECHANISM_ENTRY(TWO_LEVEL, 4, dp_two_level_kind)
+DP_MECHANISM_ENTRY(HYBRID, 5, dp_hybrid_kind)
+DP_MECHANISM_ENTRY(PPCUM, 6, dp_ppcum_kind)
+DP_MECHANISM_ENTRY(KARY, 7, dp_kary_kind)
+DP_MECHANISM_ENTRY(BALANCED, 8, dp_balanced_kind)
+DP_MECHANISM_ENTRY(BALANCED_UNBOUNDED, 9, dp_balanced_blocks_kind)
