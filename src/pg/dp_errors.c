@@ -56,10 +56,18 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errdetail("A T-bounded mechanism cannot release time step T + 1 "
 								   "without losing its privacy guarantee."),
 						 errhint("Declare a larger horizon, or use an unbounded mechanism "
-								 "(the hybrid mechanism, dp_hybrid).")));
+								 "(dp_balanced_unbounded, or dp_auto without a horizon).")));
 			}
 			break;
 		case DP_ERROR_BLOCK:
+			if (field && strcmp(field, "arity") == 0 && mechanism && mechanism->horizon == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("arity out of range for this mechanism"),
+						 errdetail("arity was " INT64_FORMAT "; it must be odd, at least 3, "
+								   "and small enough for the nodes of a stream of 2^62 steps.",
+								   mechanism->block),
+						 errhint("Leave arity out to get the default.")));
 			if (field && strcmp(field, "arity") == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -23,6 +23,7 @@ PG_FUNCTION_INFO_V1(dp_two_level_construct);
 PG_FUNCTION_INFO_V1(dp_kary_construct);
 PG_FUNCTION_INFO_V1(dp_balanced_construct);
 PG_FUNCTION_INFO_V1(dp_hybrid_construct);
+PG_FUNCTION_INFO_V1(dp_mechanism_of);
 PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
 PG_FUNCTION_INFO_V1(dp_consistent_option);
@@ -325,6 +326,39 @@ Datum
 dp_balanced_construct(PG_FUNCTION_ARGS)
 {
 	return construct_with_block(fcinfo, DP_MECHANISM_BALANCED);
+}
+
+/*
+ * dp_mechanism_of(kind text, epsilon, horizon DEFAULT NULL, parameter DEFAULT
+ * NULL, max_per_step DEFAULT 1): any registered mechanism by its name in the
+ * text form, so that a new mechanism's SQL constructor needs no C.  A NULL
+ * horizon is none (unbounded kinds); a NULL parameter is the kind's default
+ * block or arity.
+ */
+Datum
+dp_mechanism_of(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	const dp_counter_kind *kind;
+	int64		horizon;
+	int64		block = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4))
+		PG_RETURN_NULL();
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	kind = dp_counter_kind_by_name(name);
+	if (kind == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mechanism \"%s\"", name),
+				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
+	horizon = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
+	if (!PG_ARGISNULL(3))
+		block = PG_GETARG_INT64(3);
+	else if (kind->has_block &&
+			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
+		block = kind->default_block(horizon);
+	PG_RETURN_DATUM(construct(kind->kind, PG_GETARG_FLOAT8(1), horizon, PG_GETARG_INT64(4), block));
 }
 
 /* dp_hybrid(epsilon, max_per_step DEFAULT 1) */

@@ -100,10 +100,13 @@ dp_planning_epsilon_for(const dp_mechanism *mechanism, int64_t steps, double con
 	return DP_OK;
 }
 
+/* groups one configuration of the frontier keeps (the stack holds FRONTIER_MAX) */
+#define CONFIGURATION_GROUPS_MAX 16
+
 typedef struct configuration
 {
 	int			count;
-	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+	dp_noise_group groups[CONFIGURATION_GROUPS_MAX];
 } configuration;
 
 static bool
@@ -132,7 +135,7 @@ dominated_by(const configuration *a, const configuration *b)
 	return true;
 }
 
-#define FRONTIER_MAX 256
+#define FRONTIER_MAX 64
 
 dp_status
 dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double confidence,
@@ -154,12 +157,19 @@ dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double
 	for (int64_t s = 1; s <= steps; s++)
 	{
 		configuration c;
+		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
 		bool		dominated = false;
 		int			kept = 0;
 
 		if (check && (s & 0xFFFF) == 0)
 			check();
-		c.count = header.kind->noise_groups(&header, s, c.groups);
+		c.count = header.kind->noise_groups(&header, s, groups);
+		if (c.count > CONFIGURATION_GROUPS_MAX)
+		{
+			*field = "steps";
+			return DP_ERROR_HORIZON_EXCEEDED;
+		}
+		memcpy(c.groups, groups, sizeof(dp_noise_group) * (size_t) c.count);
 		for (int i = 0; i < frontier_count && !dominated; i++)
 			dominated = dominated_by(&c, &frontier[i]);
 		if (dominated)
