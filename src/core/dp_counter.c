@@ -226,7 +226,15 @@ dp_counter_release(const dp_counter *counter)
 int
 dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups)
 {
-	return counter->kind->noise_groups(counter, counter->steps, groups);
+	return dp_counter_noise_groups_at(counter, counter->steps, groups);
+}
+
+int
+dp_counter_noise_groups_at(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	for (int i = 0; i < DP_NOISE_GROUPS_MAX; i++)
+		groups[i].weight = 1.0;
+	return counter->kind->noise_groups(counter, steps, groups);
 }
 
 double

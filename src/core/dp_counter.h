@@ -245,6 +245,9 @@ extern int64_t dp_counter_release(const dp_counter *counter);
 extern dp_int128 dp_counter_release_wide(const dp_counter *counter);
 /* The noise of the release at the counter's current step. */
 extern int	dp_counter_noise_groups(const dp_counter *counter, dp_noise_group *groups);
+/* The same after `steps` steps (a counter prepared without nodes will do). */
+extern int	dp_counter_noise_groups_at(const dp_counter *counter, int64_t steps,
+									   dp_noise_group *groups);
 extern double dp_counter_noise_variance(const dp_counter *counter);
 extern double dp_counter_error_bound(const dp_counter *counter, double confidence);
 /* The same for P[|noise| > bound] <= miss (see dp_noise_sum_half_width_missing). */

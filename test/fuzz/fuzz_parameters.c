@@ -219,6 +219,7 @@ exercise_noise(const int64_t *terms, const uint64_t *sensitivity, int count, dou
 		FUZZ_CHECK(groups[i].scale.denominator != 0 && groups[i].scale.numerator != 0);
 		FUZZ_CHECK(dp_scale_as_double(&groups[i].scale) > 0);
 		groups[i].terms = terms[i];
+		groups[i].weight = 1.0;
 	}
 	groups[2] = groups[1];
 

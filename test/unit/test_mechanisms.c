@@ -632,6 +632,7 @@ test_half_widths(void)
 		{
 			dp_scale_for(cases[i].sensitivity[g], 1.0, &groups[g].scale);
 			groups[g].terms = cases[i].terms[g];
+			groups[g].weight = 1.0;
 		}
 		brute_force_pmf(dp_scale_as_double(&groups[0].scale), cases[i].terms[0], SPAN, x);
 		brute_force_pmf(dp_scale_as_double(&groups[1].scale), cases[i].terms[1], SPAN, y);
@@ -660,6 +661,7 @@ test_half_widths(void)
 
 		dp_scale_for(1000000, 1.0, &groups[0].scale);
 		groups[0].terms = 3;
+		groups[0].weight = 1.0;
 		groups[1] = groups[0];
 		groups[1].terms = 4;
 		single = groups[0];
@@ -678,6 +680,7 @@ test_half_widths(void)
 
 		dp_scale_for(3, 1.0, &group.scale);
 		group.terms = k;
+		group.weight = 1.0;
 		exact = dp_discrete_laplace_sum_half_width(&group.scale, k, 0.95);
 		expansion = dp_noise_sum_half_width_expansion(&group.scale, k, 0.95);
 		tap_ok(fabs(expansion - exact) <= 1e-3 * exact + 1,

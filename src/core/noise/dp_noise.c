@@ -344,7 +344,8 @@ dp_noise_sum_variance(const dp_noise_group *groups, int count)
 	double		variance = 0.0;
 
 	for (int i = 0; i < count; i++)
-		variance += (double) groups[i].terms * dp_discrete_laplace_variance(&groups[i].scale);
+		variance += (double) groups[i].terms * groups[i].weight * groups[i].weight *
+			dp_discrete_laplace_variance(&groups[i].scale);
 	return variance;
 }
 
@@ -557,6 +558,11 @@ dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double 
 
 	if (used_count == 0)
 		return 0.0;
+	for (int i = 0; i < used_count; i++)
+		if (used[i].weight != 1.0)
+			return NAN;			/* weighted sums: see dp_noise_sum.h */
+	if (used_count > 2)
+		return NAN;
 	if (used_count == 1)
 	{
 		if (used[0].terms <= DP_EXACT_TERMS_MAX)

@@ -74,6 +74,13 @@ typedef struct dp_noise_group
 {
 	dp_scale	scale;
 	int64_t		terms;
+	/*
+	 * The coefficient of each term in the release: 1 for the plain signed
+	 * sums of most mechanisms (a subtracted term counts as +1: the noise is
+	 * symmetric), a real weight for estimators that combine nodes.  The
+	 * counter sets 1 before a mechanism describes its groups.
+	 */
+	double		weight;
 } dp_noise_group;
 
 #define DP_NOISE_GROUPS_MAX 64

@@ -163,7 +163,7 @@ dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double
 
 		if (check && (s & 0xFFFF) == 0)
 			check();
-		c.count = header.kind->noise_groups(&header, s, groups);
+		c.count = dp_counter_noise_groups_at(&header, s, groups);
 		if (c.count > CONFIGURATION_GROUPS_MAX)
 		{
 			*field = "steps";
