@@ -81,7 +81,9 @@ SELECT name, forms_agree(m) FROM (VALUES
   ('kary', dp_kary(1, 30, 4, 2)),
   ('kary pan-private consistent', dp_consistent(dp_pan_private(dp_kary(1, 30, 3, 2)))),
   ('balanced', dp_balanced(1, 30, 5, 2)),
-  ('balanced consistent', dp_consistent(dp_balanced(1, 30, 3, 2)))) v(name, m);
+  ('balanced consistent', dp_consistent(dp_balanced(1, 30, 3, 2))),
+  ('balanced_unbounded', dp_balanced_unbounded(1, 2, 3)),
+  ('balanced_unbounded consistent', dp_consistent(dp_balanced_unbounded(1, 2)))) v(name, m);
 
 -- the k-ary tree (0.8.0): the arity with the least mean variance by default,
 -- its text form, its bounds against Binary's, and its refusals
@@ -109,7 +111,7 @@ FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_balanced(1, 100, 7, 2)) O
       FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
       WINDOW w AS (PARTITION BY k ORDER BY t)) q
 WHERE t = 77;
--- the default: balanced digits for a horizon, Hybrid without one
+-- the default: balanced digits for a horizon, and on growing blocks without one
 SELECT dp_auto(1.0, 365) AS with_horizon, dp_auto(0.5, NULL, 10) AS without_horizon;
 SELECT dp_auto(0, 365);
 SELECT dp_auto(1.0, 0);
@@ -118,6 +120,37 @@ SELECT dp_balanced(1, 100, 4);
 SELECT dp_balanced(1, 100, 1);
 SELECT dp_pan_private(dp_balanced(1, 100));
 SELECT dp_keyed(dp_balanced(1, 100), 'k');
+
+-- unbounded balanced digits (0.9.0): a tree per block of 4 * 21^b steps;
+-- no horizon, the releases stay unbiased across block ends (4, 88, 1852),
+-- and the error is within 1.4x of the best bounded tree's
+SELECT dp_balanced_unbounded(1), dp_balanced_unbounded(0.5, 10, 7), dp_auto(1.0) = dp_balanced_unbounded(1) AS is_default;
+SELECT 'balanced_unbounded(epsilon=1,max_per_step=2)'::dp_mechanism,
+       'balanced_unbounded(epsilon=1,arity=5)'::dp_mechanism;
+SELECT t, round(dp_error_sd(dp_balanced_unbounded(1), t)::numeric, 2) AS unbounded,
+       round(dp_error_sd(dp_balanced(1, 1048576), t)::numeric, 2) AS bounded,
+       round(dp_error_sd(dp_hybrid(1), t)::numeric, 2) AS hybrid,
+       dp_error_bound(dp_balanced_unbounded(1), t) AS unbounded_bound
+FROM (VALUES (1), (4), (5), (88), (1852), (1853), (100000), (1000000)) v(t);
+SELECT count(*) AS streams,
+       abs(avg(c - truth)) < 5 * dp_error_sd(dp_balanced_unbounded(1, 2, 3), 77) / sqrt(400) AS unbiased
+FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_balanced_unbounded(1, 2, 3)) OVER w AS c
+      FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
+      WINDOW w AS (PARTITION BY k ORDER BY t)) q
+WHERE t = 77;
+SELECT dp_balanced_unbounded(1, 1, 4);
+SELECT dp_balanced_unbounded(1, 1, 63);
+SELECT dp_balanced_unbounded(0);
+SELECT dp_balanced_unbounded(1, 0);
+SELECT dp_pan_private(dp_balanced_unbounded(1));
+SELECT 'balanced_unbounded(epsilon=1,horizon=100)'::dp_mechanism;
+-- any mechanism by name (0.9.0)
+SELECT dp_mechanism_of('binary', 1, 100), dp_mechanism_of('kary', 1, 100, 3, 2),
+       dp_mechanism_of('hybrid', 0.5), dp_mechanism_of('two_level', 1, 100);
+SELECT dp_mechanism_of('binary', NULL, 100) IS NULL AS null_epsilon_gives_null;
+SELECT dp_mechanism_of('no_such', 1, 100);
+SELECT dp_mechanism_of('hybrid', 1, 100);
+SELECT dp_mechanism_of('binary', 1, 100, 3);
 
 -- consistent output never decreases and grows by at most max_per_step
 SELECT count(*) FILTER (WHERE c < prev OR c > prev + 2) AS broken, count(*) AS releases
