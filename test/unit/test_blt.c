@@ -166,12 +166,16 @@ test_target(void)
 	}
 }
 
-/* The encoder against 2^F C x, within r; run on T steps of random values. */
+/*
+ * The encoder against 2^F C x, within r; run on T steps of random values.
+ * coarse: F = 0 and no guard bits, so the buffers' rounding is not drowned
+ * by the final rounding and the whole of r's argument is exercised.
+ */
 static void
-test_encoder_exactness(int64_t max_per_step, int T)
+test_encoder_exactness(int64_t max_per_step, int T, int coarse)
 {
 	dp_blt_params params;
-	int			F = dp_blt_fraction_bits(max_per_step);
+	int			F = coarse ? 0 : dp_blt_fraction_bits(max_per_step);
 	long double *c = malloc(sizeof(long double) * T);
 	int64_t    *x = malloc(sizeof(int64_t) * T);
 	dp_int128	encoder[DP_BLT_MAX_BUFFERS] = {0};
@@ -181,6 +185,8 @@ test_encoder_exactness(int64_t max_per_step, int T)
 	int			status_ok = 1;
 
 	dp_blt_design(T, &params);
+	if (coarse)
+		params.guard_bits = 0;
 	r = dp_blt_encoder_rounding_bound(&params, T);
 	reference_coefficients(&params, T, c);
 	for (int t = 0; t < T; t++)
@@ -201,8 +207,8 @@ test_encoder_exactness(int64_t max_per_step, int T)
 	}
 	/* long double reference error: about 2^-64 * T * |value|, far below 1e-3 */
 	tap_ok(status_ok && worst <= r + 1e-3,
-		   "encoder, max_per_step %lld, T %d: |e_t - 2^F (C x)_t| <= r: %.4Lf <= %.6f",
-		   (long long) max_per_step, T, worst, r);
+		   "encoder, max_per_step %lld, T %d%s: |e_t - 2^F (C x)_t| <= r: %.4Lf <= %.6f",
+		   (long long) max_per_step, T, coarse ? ", F = 0, G = 0" : "", worst, r);
 	tap_ok(largest_buffer <= dp_blt_encoder_buffer_bound(&params, T),
 		   "encoder buffers stay within their bound: %.3Le <= %.3Le", largest_buffer,
 		   dp_blt_encoder_buffer_bound(&params, T));
@@ -212,10 +218,9 @@ test_encoder_exactness(int64_t max_per_step, int T)
 
 /* ||E(x) - E(x')||_2 by brute force, x and x' differing at step u by max_per_step */
 static double
-neighbour_distance(const dp_blt_params *params, int T, int64_t max_per_step, int u,
+neighbour_distance(const dp_blt_params *params, int T, int64_t max_per_step, int F, int u,
 				   const int64_t *x)
 {
-	int			F = dp_blt_fraction_bits(max_per_step);
 	dp_int128	first[DP_BLT_MAX_BUFFERS] = {0},
 				second[DP_BLT_MAX_BUFFERS] = {0};
 	long double total = 0;
@@ -236,10 +241,10 @@ neighbour_distance(const dp_blt_params *params, int T, int64_t max_per_step, int
 }
 
 static void
-test_sensitivity(int64_t max_per_step, int T)
+test_sensitivity(int64_t max_per_step, int T, int coarse)
 {
 	dp_blt_params params;
-	int			F = dp_blt_fraction_bits(max_per_step);
+	int			F = coarse ? 0 : dp_blt_fraction_bits(max_per_step);
 	int64_t    *x = malloc(sizeof(int64_t) * T);
 	int			positions[3] = {0, T / 2, T - 1};
 	double		bound;
@@ -247,6 +252,8 @@ test_sensitivity(int64_t max_per_step, int T)
 	int			holds = 1;
 
 	dp_blt_design(T, &params);
+	if (coarse)
+		params.guard_bits = 0;
 	bound = dp_blt_sensitivity_bound(&params, T, F, max_per_step);
 	for (int trial = 0; trial < 20; trial++)
 	{
@@ -255,17 +262,19 @@ test_sensitivity(int64_t max_per_step, int T)
 			x[t] = trial < 2 ? trial * max_per_step : random_value(max_per_step);
 		for (int p = 0; p < 3; p++)
 		{
-			double		distance = neighbour_distance(&params, T, max_per_step, positions[p], x);
+			double		distance = neighbour_distance(&params, T, max_per_step, F, positions[p], x);
 
 			holds &= distance <= bound;
 			if (distance > largest)
 				largest = distance;
 		}
 	}
-	tap_ok(holds, "sensitivity, max_per_step %lld, T %d: brute-force neighbours (first, middle, last "
-		   "step) within the bound: %.6e <= %.6e", (long long) max_per_step, T, largest, bound);
+	tap_ok(holds, "sensitivity, max_per_step %lld, T %d%s: brute-force neighbours (first, middle, last "
+		   "step) within the bound: %.6e <= %.6e", (long long) max_per_step, T,
+		   coarse ? ", F = 0, G = 0" : "", largest, bound);
 	/* the first step's column is the whole of C's: the bound is nearly tight */
-	tap_ok(largest >= bound * (1 - 1e-3), "  and the bound is within 0.1%% of the worst neighbour");
+	if (!coarse)
+		tap_ok(largest >= bound * (1 - 1e-3), "  and the bound is within 0.1%% of the worst neighbour");
 	free(x);
 }
 
@@ -472,6 +481,75 @@ test_long_run(void)
 			 (ldexp(1, 40) * sqrt((double) dp_blt_column_norm_squared(&params, T))) - 1);
 }
 
+/* every table row up to 2^16: the closed-form mean against the direct recursion */
+static void
+test_table_closed_forms(void)
+{
+	double		worst = 0;
+
+	for (int k = 1; k <= 16; k++)
+	{
+		int			T = 1 << k;
+		dp_blt_params params;
+		long double *c = malloc(sizeof(long double) * T);
+		long double buffer[DP_BLT_MAX_BUFFERS] = {0};
+		long double partial = 0,
+					cumulative = 0,
+					total = 0,
+					direct;
+		double		relative;
+
+		dp_blt_design(T, &params);
+		reference_coefficients(&params, T, c);
+		/* h by forward substitution through d buffers, O(T d) */
+		for (int n = 0; n < T; n++)
+		{
+			long double h = n == 0 ? 1 : 0;
+
+			for (int j = 0; j < params.buffers; j++)
+				h -= dyadic(params.omega_num[j]) * buffer[j];
+			for (int j = 0; j < params.buffers; j++)
+				buffer[j] = dyadic(params.theta_num[j]) * buffer[j] + h;
+			partial += h;
+			cumulative += partial * partial;
+			total += cumulative;
+		}
+		direct = total / T;
+		relative = (double) fabsl((long double) dp_blt_mean_variance(&params, T) - direct) / (double) direct;
+		if (relative > worst)
+			worst = relative;
+		free(c);
+	}
+	tap_ok(worst < 1e-9, "every table row up to 2^16: closed-form mean variance matches the direct "
+		   "recursion (worst relative %.2e)", worst);
+}
+
+/* the figures at large horizons, where 128-bit rounding starts to cost */
+static void
+test_large_horizons(void)
+{
+	static const int exponents[] = {30, 40, 50, 56, 62};
+	int			sane = 1;
+
+	for (int e = 0; e < 5; e++)
+	{
+		int64_t		T = ((int64_t) 1) << exponents[e];
+		dp_blt_params params;
+		double		linear,
+					bound;
+
+		dp_blt_design(T, &params);
+		linear = ldexp(sqrt((double) dp_blt_column_norm_squared(&params, T)), 40);
+		bound = dp_blt_sensitivity_bound(&params, T, 40, 1);
+		sane &= bound >= linear && isfinite(dp_blt_decoder_bias_bound(&params, T, 40));
+		tap_diag("T = 2^%d: d = %d, G = %d, mean variance %.2f, rounding overhead of the "
+				 "sensitivity %.2e, decoder bias bound %.2e", exponents[e], params.buffers,
+				 params.guard_bits, ldexp(bound, -40) * ldexp(bound, -40) * dp_blt_mean_variance(&params, T),
+				 bound / linear - 1, dp_blt_decoder_bias_bound(&params, T, 40));
+	}
+	tap_ok(sane, "large horizons: bounds finite and above the linear term");
+}
+
 int
 main(void)
 {
@@ -488,12 +566,18 @@ main(void)
 	test_target();
 	test_closed_forms(1024);
 	test_closed_forms(4096);
-	test_encoder_exactness(1, SMALL_T);
-	test_encoder_exactness(1000, SMALL_T);
-	test_encoder_exactness(1 << 24, SMALL_T);
-	test_sensitivity(1, 64);
-	test_sensitivity(1, SMALL_T);
-	test_sensitivity(1 << 24, SMALL_T);
+	test_table_closed_forms();
+	test_encoder_exactness(1, SMALL_T, 0);
+	test_encoder_exactness(1000, SMALL_T, 0);
+	test_encoder_exactness(1 << 24, SMALL_T, 0);
+	test_encoder_exactness(1, SMALL_T, 1);
+	test_encoder_exactness(1000, SMALL_T, 1);
+	test_sensitivity(1, 64, 0);
+	test_sensitivity(1, SMALL_T, 0);
+	test_sensitivity(1 << 24, SMALL_T, 0);
+	test_sensitivity(1, 64, 1);
+	test_sensitivity(1, SMALL_T, 1);
+	test_large_horizons();
 	test_decoder_exactness(1, 4096);
 	test_decoder_exactness(1 << 24, 4096);
 	test_noise(256, 400);

@@ -83,12 +83,22 @@
  * OVERFLOW
  *
  * With |x| 2^F <= 2^40, |S_j(t)| <= 2^(40+G) m_j and |eps_j| <= m_j / 2, so
- * |s_j| <= 2^(40+G) m_j (1 + 2^-41).  dp_blt_design takes
- * G = min(40, 78 - k) for the horizon 2^k, so |s_j| <= 2^(118+1) < 2^120.
+ * |s_j| <= 2^(40+G) m_j (1 + 2^-41).  dp_blt_design takes the largest
+ * G <= 40 with that bound below 2^120 for the design horizon (G = 78 - k
+ * always qualifies for the horizon 2^k), and dp_blt_params_valid checks it.
  * mul_shift_round forms the 191-bit product of a |value| < 2^127 and a
  * factor < 2^63 in two halves, and its results here are below 2^121; the sum
  * of at most 5 of them is below 2^124, and e_t is below
  * 2^40 (1 + sum_j omega_j m_j) + r < 2^115.  Nothing overflows 128 bits.
+ *
+ * THE LIMITS OF 128 BITS
+ *
+ * The buffers must resolve about 2^-G of an input while holding up to
+ * 2^40 T of them, and r grows like 2^-G sum_j omega_j m_j ~ 2^-G sqrt(T).
+ * With G from the rule above, the rounding term 2 r sqrt(T) costs under
+ * 1e-6 of the sensitivity up to T = 2^40, 1e-4 at 2^56 and 11% at 2^62;
+ * the bound always includes it, so this is a cost in accuracy, never in
+ * privacy.
  *
  * THE DECODER
  *
@@ -203,12 +213,19 @@ horizon_exponent(int64_t horizon)
 	return k;
 }
 
+/*
+ * The most guard bits (up to 40) that keep every encoder buffer below 2^120
+ * over the design horizon: G = 78 - k always qualifies (m_j <= 2^k), and
+ * the slowest buffer's m_j = 1 / (1 - theta_j) is usually a few bits less.
+ */
 static int
-guard_bits_for(int64_t design_horizon)
+guard_bits_for(dp_blt_params *params)
 {
-	int			k = horizon_exponent(design_horizon);
-
-	return 78 - k < GUARD_BITS_MAX ? 78 - k : GUARD_BITS_MAX;
+	for (params->guard_bits = GUARD_BITS_MAX; params->guard_bits > 0; params->guard_bits--)
+		if (dp_blt_encoder_buffer_bound(params, params->design_horizon) <
+			(long double) ENCODER_BUFFER_LIMIT)
+			break;
+	return params->guard_bits;
 }
 
 /* ---------------------------------------------------------------------
@@ -371,12 +388,12 @@ dp_blt_design(int64_t horizon, dp_blt_params *params)
 	memset(params, 0, sizeof(*params));
 	params->buffers = row->buffers;
 	params->design_horizon = ((int64_t) 1) << k;
-	params->guard_bits = guard_bits_for(params->design_horizon);
 	for (int j = 0; j < row->buffers; j++)
 	{
 		params->theta_num[j] = row->theta_num[j];
 		params->omega_num[j] = row->omega_num[j];
 	}
+	guard_bits_for(params);
 	return DP_OK;
 }
 

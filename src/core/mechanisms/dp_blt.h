@@ -26,7 +26,11 @@
 #include "dp_status.h"
 
 #define DP_BLT_MAX_BUFFERS 5
-/* theta_j = theta_num[j] / 2^62 and omega_j = omega_num[j] / 2^62 */
+/*
+ * theta_j = theta_num[j] / 2^62 and omega_j = omega_num[j] / 2^62: 62 bits
+ * rather than 40, so that 1 - theta_j can resolve the decay of about 1/T of
+ * the slowest buffer at horizons up to 2^62.
+ */
 #define DP_BLT_PARAM_BITS 62
 /* 2^F * max_per_step stays at or below 2^DP_BLT_INPUT_BITS */
 #define DP_BLT_INPUT_BITS 40
@@ -107,7 +111,10 @@ extern long double dp_blt_encoder_buffer_bound(const dp_blt_params *params, int6
  * at most max_per_step, including the rounding of both runs:
  *	 2^F max_per_step sqrt(sum_{n<horizon} c_n^2) + 2 r sqrt(horizon),
  * every term evaluated upward.  The integer noise's variance parameter is
- * bound^2 / (2 rho) (units 2^-F) for rho-zCDP.
+ * bound^2 / (2 rho) (units 2^-F) for rho-zCDP.  Valid for streams of at most
+ * `horizon` steps, with the encoder run at this fraction_bits; max_per_step
+ * is an argument (not a factor applied afterwards) because the rounding
+ * term does not scale with it.
  */
 extern double dp_blt_sensitivity_bound(const dp_blt_params *params, int64_t horizon,
 									   int fraction_bits, int64_t max_per_step);
