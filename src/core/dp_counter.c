@@ -5,6 +5,7 @@
 #include "dp_counter.h"
 
 #include "dp_bytes.h"
+#include "dp_gaussian.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,8 +57,27 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 
 	if (!counter->kind->noise_class(&counter->mechanism, index, &class))
 		return (dp_scale) {1, 1};	/* not reached: kinds ask for their own classes */
+	if (dp_counter_gaussian(counter))
+	{
+		/* sigma^2 = l2 U^2 / (2 rho share); validation kept U <= 2^24 */
+		uint64_t	unit = dp_mechanism_unit_bound(&counter->mechanism);
+		dp_scale	sigma2 = {1, 1};
+
+		(void) dp_gaussian_scale_for(class.l2_squared_units * unit * unit,
+									 counter->mechanism.epsilon * class.share, &sigma2);
+		return sigma2;
+	}
 	return dp_counter_scale_for(class.l1_units * dp_mechanism_unit_bound(&counter->mechanism),
 								counter->mechanism.epsilon * class.share);
+}
+
+/* One draw of the counter's noise family at `scale`. */
+static dp_int128
+family_draw(const dp_counter *counter, dp_random *rng, const dp_scale *scale)
+{
+	if (dp_counter_gaussian(counter))
+		return dp_discrete_gaussian(rng, scale);
+	return dp_discrete_laplace(rng, scale);
 }
 
 /* The consistent release, when asked for, is kept in one node after the mechanism's. */
@@ -153,7 +173,7 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_int128	draw;
 
 	if (!counter->has_noise_key)
-		return dp_discrete_laplace(rng, scale);
+		return family_draw(counter, rng, scale);
 
 	dp_put_u64(position, (uint64_t) counter->steps);
 	dp_put_u32(position + 8, (uint32_t) node);
@@ -161,7 +181,7 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_put_u64(position + 16, (uint64_t) content_bits);
 	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
 	dp_random_init_derived(&derived, counter->noise_key, position, sizeof(position));
-	draw = dp_discrete_laplace(&derived, scale);
+	draw = family_draw(counter, &derived, scale);
 	dp_random_wipe(&derived);
 	return draw;
 }
@@ -233,7 +253,10 @@ int
 dp_counter_noise_groups_at(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
 {
 	for (int i = 0; i < DP_NOISE_GROUPS_MAX; i++)
+	{
 		groups[i].weight = 1.0;
+		groups[i].family = dp_counter_gaussian(counter) ? DP_FAMILY_GAUSSIAN : DP_FAMILY_LAPLACE;
+	}
 	return counter->kind->noise_groups(counter, steps, groups);
 }
 

@@ -199,6 +199,13 @@ dp_level_count(int64_t x)
 	return 64 - __builtin_clzll((uint64_t) x);
 }
 
+/* Whether the noise is discrete Gaussian (rho-zCDP) rather than Laplace. */
+static inline bool
+dp_counter_gaussian(const dp_counter *counter)
+{
+	return (counter->mechanism.flags & DP_FLAG_ZCDP) != 0;
+}
+
 static inline bool
 dp_counter_pan_private(const dp_counter *counter)
 {

@@ -100,7 +100,8 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	{
 		uint32_t	refused = mechanism->flags & ~kind->accepted_flags;
 
-		*field = (refused & DP_FLAG_KEYED) ? "keyed" :
+		*field = (refused & DP_FLAG_ZCDP) ? "rho" :
+			(refused & DP_FLAG_KEYED) ? "keyed" :
 			(refused & (DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION)) ? "person_level" :
 			(refused & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
 		return DP_ERROR_OPTION;
@@ -123,6 +124,11 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	{
 		*field = "contributions";
 		return DP_ERROR_CONTRIBUTIONS;
+	}
+	if ((mechanism->flags & DP_FLAG_ZCDP) && dp_mechanism_unit_bound(mechanism) > DP_ZCDP_UNIT_MAX)
+	{
+		*field = (mechanism->flags & DP_FLAG_PERSON) ? "contributions" : "max_per_step";
+		return DP_ERROR_SENSITIVITY;
 	}
 	/* the kind checks the range of its block (dp_two_level.c, dp_kary.c) */
 	if (kind->has_block ? mechanism->block < 1 : mechanism->block != 0)
@@ -162,7 +168,8 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	int			length;
 
 	/* %.17g round-trips every double exactly */
-	length = snprintf(buffer, size, "%s(epsilon=%.17g", name, mechanism->epsilon);
+	length = snprintf(buffer, size, "%s(%s=%.17g", name,
+					  (mechanism->flags & DP_FLAG_ZCDP) ? "rho" : "epsilon", mechanism->epsilon);
 	if (kind && kind->bounded)
 		length += snprintf(buffer + length, size - length, ",horizon=%lld",
 						   (long long) mechanism->horizon);
@@ -223,7 +230,8 @@ enum
 	SEEN_CONSISTENT = 1 << 5,
 	SEEN_KEY = 1 << 6,
 	SEEN_CONTRIBUTIONS = 1 << 7,
-	SEEN_PER_OBSERVATION = 1 << 8
+	SEEN_PER_OBSERVATION = 1 << 8,
+	SEEN_RHO = 1 << 9
 };
 
 static const struct
@@ -232,6 +240,7 @@ static const struct
 	unsigned	bit;
 }			parameters[] = {
 	{"epsilon", SEEN_EPSILON},
+	{"rho", SEEN_RHO},
 	{"horizon", SEEN_HORIZON},
 	{"max_per_step", SEEN_MAX_PER_STEP},
 	{"block", SEEN_BLOCK},
@@ -275,8 +284,14 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 	switch (bit)
 	{
 		case SEEN_EPSILON:
+		case SEEN_RHO:
+			/* one privacy parameter: epsilon, or rho for zCDP (never both) */
+			if (*seen & (SEEN_EPSILON | SEEN_RHO) & ~bit)
+				return fail(error, field, "give epsilon or rho, not both");
 			if (!dp_text_double(cursor, &mechanism->epsilon))
 				return fail(error, field, "expected a decimal number");
+			if (bit == SEEN_RHO)
+				mechanism->flags |= DP_FLAG_ZCDP;
 			break;
 		case SEEN_HORIZON:
 			if (!dp_text_int64(cursor, &mechanism->horizon))
@@ -362,7 +377,7 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 			return fail(error, "mechanism", "expected \",\" or \")\"");
 	}
 
-	if (!(seen & SEEN_EPSILON))
+	if (!(seen & (SEEN_EPSILON | SEEN_RHO)))
 		return fail(error, "epsilon", "missing");
 	if (kind->bounded && !(seen & SEEN_HORIZON))
 		return fail(error, "horizon", "missing");

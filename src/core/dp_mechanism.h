@@ -48,8 +48,18 @@ typedef enum dp_mechanism_kind
  */
 #define DP_FLAG_PERSON		0x8u
 #define DP_FLAG_PER_OBSERVATION 0x10u
+/*
+ * ZCDP: the guarantee is rho-zero-concentrated DP (Bun and Steinke [BS16]),
+ * an approximate-DP notion, and the noise is the discrete Gaussian
+ * (Canonne, Kamath and Steinke [CKS20]); the field `epsilon` then holds
+ * rho, and the text form says rho=.  Opt-in through the constructors that
+ * take rho; dp_zcdp_epsilon converts rho to (epsilon, delta).
+ */
+#define DP_FLAG_ZCDP		0x20u
 #define DP_FLAGS_ALL		(DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED | \
-							 DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION)
+							 DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP)
+/* Largest unit bound with Gaussian noise: keeps levels * unit^2 within 2^56. */
+#define DP_ZCDP_UNIT_MAX (((uint64_t) 1) << 24)
 
 /* A key name: 1 to 63 characters from [A-Za-z0-9_.:-]. */
 #define DP_KEY_NAME_MAX 63
@@ -63,7 +73,7 @@ typedef struct dp_mechanism
 {
 	int32_t		kind;			/* dp_mechanism_kind */
 	uint32_t	flags;			/* DP_FLAG_* */
-	double		epsilon;
+	double		epsilon;		/* rho with DP_FLAG_ZCDP */
 	int64_t		horizon;		/* T for bounded mechanisms, else 0 */
 	int64_t		max_per_step;	/* values are clamped into [0, max_per_step] */
 	int64_t		block;			/* block size of two_level, else 0 */

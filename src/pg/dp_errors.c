@@ -88,6 +88,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			{
 				const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
+				if (strcmp(field, "rho") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("the %s mechanism has no rho-zCDP form",
+									kind ? kind->name : "?"),
+							 errhint("Gaussian noise (rho) is available for binary, kary, balanced, "
+									 "balanced_unbounded and blt.")));
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("the %s mechanism does not support the %s option",

@@ -246,19 +246,27 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 }
 
 static Datum
-construct(dp_mechanism_kind kind, double epsilon, int64 horizon, int64 max_per_step,
-		  int64 block)
+construct_flagged(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 horizon,
+				  int64 max_per_step, int64 block)
 {
 	dp_mechanism mechanism;
 
 	memset(&mechanism, 0, sizeof(mechanism));
 	mechanism.kind = kind;
+	mechanism.flags = flags;
 	mechanism.epsilon = epsilon;
 	mechanism.horizon = horizon;
 	mechanism.max_per_step = max_per_step;
 	mechanism.block = block;
 	check_mechanism(&mechanism);
 	return dp_mechanism_to_datum(&mechanism);
+}
+
+static Datum
+construct(dp_mechanism_kind kind, double epsilon, int64 horizon, int64 max_per_step,
+		  int64 block)
+{
+	return construct_flagged(kind, 0, epsilon, horizon, max_per_step, block);
 }
 
 /* dp_binary(epsilon, horizon, max_per_step DEFAULT 1) */
@@ -335,8 +343,29 @@ dp_balanced_construct(PG_FUNCTION_ARGS)
  * horizon is none (unbounded kinds); a NULL parameter is the kind's default
  * block or arity.
  */
+static Datum mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp);
+
 Datum
 dp_mechanism_of(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name(fcinfo, false);
+}
+
+/*
+ * dp_zcdp_mechanism_of(kind, rho, horizon, parameter, max_per_step): the
+ * same under rho-zCDP with discrete Gaussian noise, for the kinds that
+ * accept it.
+ */
+PG_FUNCTION_INFO_V1(dp_zcdp_mechanism_of);
+
+Datum
+dp_zcdp_mechanism_of(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name(fcinfo, true);
+}
+
+static Datum
+mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 {
 	char	   *name;
 	const dp_counter_kind *kind;
@@ -358,7 +387,8 @@ dp_mechanism_of(PG_FUNCTION_ARGS)
 	else if (kind->has_block &&
 			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
 		block = kind->default_block(horizon);
-	PG_RETURN_DATUM(construct(kind->kind, PG_GETARG_FLOAT8(1), horizon, PG_GETARG_INT64(4), block));
+	PG_RETURN_DATUM(construct_flagged(kind->kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1),
+									  horizon, PG_GETARG_INT64(4), block));
 }
 
 /* dp_hybrid(epsilon, max_per_step DEFAULT 1) */
@@ -568,7 +598,29 @@ dp_mechanism_error_bound_max(PG_FUNCTION_ARGS)
 Datum
 dp_mechanism_epsilon(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(dp_mechanism_from_datum(PG_GETARG_DATUM(0))->epsilon);
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+
+	/* rho is not an epsilon: a ledger in epsilon must not take it for one */
+	if (mechanism->flags & DP_FLAG_ZCDP)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a rho-zCDP mechanism has no pure epsilon"),
+				 errhint("dp_rho(mechanism) gives rho; dp_zcdp_epsilon(mechanism, delta) "
+						 "gives the epsilon of the (epsilon, delta)-DP it implies.")));
+	PG_RETURN_FLOAT8(mechanism->epsilon);
+}
+
+/* dp_rho(mechanism): rho of a zCDP mechanism, else NULL */
+PG_FUNCTION_INFO_V1(dp_mechanism_rho);
+
+Datum
+dp_mechanism_rho(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+
+	if (!(mechanism->flags & DP_FLAG_ZCDP))
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(mechanism->epsilon);
 }
 
 /* dp_key_of(mechanism): the key of a keyed mechanism, else NULL */

@@ -4,6 +4,7 @@
  *		noise by the granularity method.
  */
 #include "dp_noise.h"
+#include "dp_noise_sum.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -345,7 +346,9 @@ dp_noise_sum_variance(const dp_noise_group *groups, int count)
 
 	for (int i = 0; i < count; i++)
 		variance += (double) groups[i].terms * groups[i].weight * groups[i].weight *
-			dp_discrete_laplace_variance(&groups[i].scale);
+			(groups[i].family == DP_FAMILY_GAUSSIAN ?
+			 dp_discrete_gaussian_variance(&groups[i].scale) :
+			 dp_discrete_laplace_variance(&groups[i].scale));
 	return variance;
 }
 
@@ -558,11 +561,24 @@ dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double 
 
 	if (used_count == 0)
 		return 0.0;
-	for (int i = 0; i < used_count; i++)
-		if (used[i].weight != 1.0)
-			return NAN;			/* weighted sums: see dp_noise_sum.h */
-	if (used_count > 2)
-		return NAN;
+
+	/*
+	 * Weighted terms, Gaussian terms or more than two scales: the provable
+	 * Chernoff bound of dp_noise_sum.h (an upper bound, not the exact
+	 * quantile; within 2x of it for one Laplace term, 1.4x for many).
+	 */
+	{
+		bool		plain = used_count <= 2;
+
+		for (int i = 0; i < used_count; i++)
+		{
+			if (used[i].family != DP_FAMILY_GAUSSIAN)
+				used[i].family = DP_FAMILY_LAPLACE;
+			plain &= used[i].weight == 1.0 && used[i].family == DP_FAMILY_LAPLACE;
+		}
+		if (!plain)
+			return dp_weighted_noise_half_width_missing(used, used_count, miss);
+	}
 	if (used_count == 1)
 	{
 		if (used[0].terms <= DP_EXACT_TERMS_MAX)

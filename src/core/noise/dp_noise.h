@@ -66,9 +66,16 @@ extern double dp_discrete_laplace_sum_upper_tail(const dp_scale *scale, int term
  */
 extern double dp_discrete_laplace_sum_half_width(const dp_scale *scale, int terms, double confidence);
 
+/* The noise families: discrete Laplace (epsilon-DP), discrete Gaussian (rho-zCDP). */
+typedef enum dp_noise_family
+{
+	DP_FAMILY_LAPLACE = 1,
+	DP_FAMILY_GAUSSIAN = 2
+} dp_noise_family;
+
 /*
- * A sum of independent discrete Laplace terms in groups of equal scale:
- * the noise of one release.
+ * A sum of independent noise terms in groups of one family and scale
+ * (a Laplace b or a Gaussian sigma^2): the noise of one release.
  */
 typedef struct dp_noise_group
 {
@@ -81,6 +88,7 @@ typedef struct dp_noise_group
 	 * counter sets 1 before a mechanism describes its groups.
 	 */
 	double		weight;
+	dp_noise_family family;		/* the counter sets it too; 0 is read as Laplace */
 } dp_noise_group;
 
 #define DP_NOISE_GROUPS_MAX 64

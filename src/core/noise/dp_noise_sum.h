@@ -33,19 +33,12 @@
 #include "dp_gaussian.h"
 #include "dp_noise.h"
 
-typedef enum dp_noise_family
-{
-	DP_FAMILY_LAPLACE = 1,
-	DP_FAMILY_GAUSSIAN = 2
-} dp_noise_family;
-
-typedef struct dp_weighted_noise_group
-{
-	dp_noise_family family;
-	dp_scale	scale;			/* Laplace b, or Gaussian sigma^2 */
-	double		weight;			/* any finite real; only |weight| matters */
-	int64_t		terms;			/* 0 .. 2^62 */
-} dp_weighted_noise_group;
+/*
+ * A group of the weighted sum: the release noise groups of dp_noise.h
+ * (family, scale: Laplace b or Gaussian sigma^2, weight: any finite real,
+ * only |weight| matters; terms: 0 .. 2^62).
+ */
+typedef dp_noise_group dp_weighted_noise_group;
 
 /* Groups accepted by one call (a bound on the time and the rounding). */
 #define DP_WEIGHTED_NOISE_GROUPS_MAX 256
