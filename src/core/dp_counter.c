@@ -63,7 +63,8 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 		uint64_t	unit = dp_mechanism_unit_bound(&counter->mechanism);
 		dp_scale	sigma2 = {1, 1};
 
-		(void) dp_gaussian_scale_for(class.l2_squared_units * unit * unit,
+		(void) dp_gaussian_scale_for(class.l2_absolute ? class.l2_squared_units :
+									 class.l2_squared_units * unit * unit,
 									 counter->mechanism.epsilon * class.share, &sigma2);
 		return sigma2;
 	}
@@ -284,8 +285,10 @@ dp_counter_error_bound_missing(const dp_counter *counter, double miss)
 {
 	dp_noise_group groups[DP_NOISE_GROUPS_MAX];
 	int			count = dp_counter_noise_groups(counter, groups);
+	double		slack = counter->kind->release_slack ?
+		counter->kind->release_slack(counter, counter->steps) : 0.0;
 
-	return dp_noise_sum_half_width_missing(groups, count, miss);
+	return dp_noise_sum_half_width_missing(groups, count, miss) + slack;
 }
 
 dp_status

@@ -61,6 +61,12 @@ typedef struct dp_noise_class
 	uint64_t	l1_units;
 	uint64_t	l2_squared_units;
 	double		share;
+	/*
+	 * The squared L2 sensitivity is l2_squared_units itself, in the
+	 * mechanism's own lattice, the unit bound included (a factorization
+	 * whose sensitivity is not a whole number of units: dp_blt.c).
+	 */
+	bool		l2_absolute;
 } dp_noise_class;
 
 typedef struct dp_counter_kind
@@ -104,6 +110,12 @@ typedef struct dp_counter_kind
 	 */
 	int			(*noise_groups) (const dp_counter *counter, int64_t steps,
 								 dp_noise_group *groups);
+	/*
+	 * Optional: how far the integer release may be from the sum of noise
+	 * the groups describe (rounding of a weighted estimate, a decoder's
+	 * fixed point); error bounds add it.  NULL: releases are exact sums.
+	 */
+	double		(*release_slack) (const dp_counter *counter, int64_t steps);
 } dp_counter_kind;
 
 struct dp_counter
@@ -129,6 +141,11 @@ struct dp_counter
 	 */
 	bool		has_noise_key;
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
+	/*
+	 * Values a mechanism derives from its parameters alone and keeps for its
+	 * steps (set by its start and resume; never persisted).
+	 */
+	int64_t		derived[16];
 	dp_int128	nodes[];
 };
 
@@ -189,6 +206,7 @@ dp_noise_class_nodes(dp_noise_class *out, uint64_t nodes, double share)
 	out->l1_units = nodes;
 	out->l2_squared_units = nodes;
 	out->share = share;
+	out->l2_absolute = false;
 	return true;
 }
 

@@ -125,6 +125,12 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "contributions";
 		return DP_ERROR_CONTRIBUTIONS;
 	}
+	/* keyed noise's argument (docs/keyed_noise.md) is made for Laplace terms */
+	if ((mechanism->flags & DP_FLAG_ZCDP) && (mechanism->flags & DP_FLAG_KEYED))
+	{
+		*field = "keyed";
+		return DP_ERROR_OPTION;
+	}
 	if ((mechanism->flags & DP_FLAG_ZCDP) && dp_mechanism_unit_bound(mechanism) > DP_ZCDP_UNIT_MAX)
 	{
 		*field = (mechanism->flags & DP_FLAG_PERSON) ? "contributions" : "max_per_step";

@@ -170,7 +170,7 @@ const dp_counter_kind dp_binary_kind = {
 	.kind = DP_MECHANISM_BINARY,
 	.bounded = true,
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
-	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
 	.validate = NULL,
 	.node_count = binary_node_count,
 	.noise_class = binary_noise_class,

@@ -874,3 +874,223 @@ dp_blt_decoder_bias_bound(const dp_blt_params *params, int64_t t, int fraction_b
 	return (double) ldexpl(per_step * (long double) dp_blt_abs_release_weight(params, t),
 						   -(fraction_bits + decoder_guard_bits(params)));
 }
+
+/* ---------------------------------------------------------------------
+ * The counter: a BLT factorization under rho-zCDP (kind "blt")
+ *
+ * Nodes are the state words of dp_blt_state_words: the encoder buffers
+ * (raw data, so the state is sealed and the mechanism is not pan-private),
+ * the decoder buffers and the running release.  Each step encodes the
+ * value, adds one exact discrete Gaussian draw in units of 2^-F and
+ * decodes; the release is the decoder's running value rounded to an
+ * integer.  The fraction bits F are the most that keep the squared
+ * sensitivity bound within the Gaussian sampler's 2^56, so they shrink as
+ * the horizon grows and the encoder's rounding (counted in the bound)
+ * weighs more: horizons are limited to 2^40, where it adds about 1% to the
+ * sensitivity.
+ * --------------------------------------------------------------------- */
+
+#include "dp_counter.h"
+
+#define BLT_HORIZON_MAX (((int64_t) 1) << 40)
+#define BLT_SENSITIVITY_SQUARED_MAX (((uint64_t) 1) << 56)
+
+/* F for this mechanism, and the squared sensitivity bound at F (rounded up) */
+static int
+blt_fraction_bits(const dp_mechanism *mechanism, const dp_blt_params *params,
+				  uint64_t *sensitivity_squared)
+{
+	int64_t		unit = (int64_t) dp_mechanism_unit_bound(mechanism);
+	int			bits = dp_blt_fraction_bits(unit);
+
+	for (; bits >= 0; bits--)
+	{
+		double		bound = dp_blt_sensitivity_bound(params, mechanism->horizon, bits, unit);
+		long double squared = ceill((long double) bound * (long double) bound) + 1.0L;
+
+		if (isfinite(bound) && squared <= (long double) BLT_SENSITIVITY_SQUARED_MAX)
+		{
+			*sensitivity_squared = (uint64_t) squared;
+			return bits;
+		}
+	}
+	*sensitivity_squared = 0;
+	return -1;
+}
+
+static dp_blt_params
+blt_params_of(const dp_mechanism *mechanism)
+{
+	dp_blt_params params;
+
+	if (dp_blt_design(mechanism->horizon, &params) != DP_OK)
+		memset(&params, 0, sizeof(params));
+	return params;
+}
+
+static dp_status
+blt_validate(const dp_mechanism *mechanism, const char **field)
+{
+	dp_blt_params params;
+	uint64_t	squared;
+
+	if (!(mechanism->flags & DP_FLAG_ZCDP))
+	{
+		*field = "rho_required";
+		return DP_ERROR_OPTION;
+	}
+	if (mechanism->horizon > BLT_HORIZON_MAX ||
+		dp_blt_design(mechanism->horizon, &params) != DP_OK ||
+		dp_blt_params_valid(&params, mechanism->horizon) != DP_OK)
+	{
+		*field = "horizon";
+		return DP_ERROR_HORIZON;
+	}
+	if (dp_mechanism_unit_bound(mechanism) > (uint64_t) DP_BLT_MAX_PER_STEP_LIMIT ||
+		blt_fraction_bits(mechanism, &params, &squared) < 0)
+	{
+		*field = (mechanism->flags & DP_FLAG_PERSON) ? "contributions" : "max_per_step";
+		return DP_ERROR_SENSITIVITY;
+	}
+	return DP_OK;
+}
+
+static int
+blt_node_count(const dp_mechanism *mechanism)
+{
+	dp_blt_params params = blt_params_of(mechanism);
+
+	return dp_blt_state_words(&params);
+}
+
+/* one class: the encoded noise, with the sensitivity bound of dp_blt_sensitivity_bound */
+static bool
+blt_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
+{
+	dp_blt_params params = blt_params_of(mechanism);
+	uint64_t	squared;
+
+	if (index != 0)
+		return false;
+	(void) blt_fraction_bits(mechanism, &params, &squared);
+	out->l1_units = 1;			/* unused: the class is Gaussian only */
+	out->l2_squared_units = squared;
+	out->share = 1.0;
+	out->l2_absolute = true;
+	return true;
+}
+
+/* F and the parameters, derived once per counter (start, resume) */
+typedef struct blt_derived
+{
+	int64_t		fraction_bits;
+	dp_blt_params params;
+} blt_derived;
+
+_Static_assert(sizeof(blt_derived) <= sizeof(((dp_counter *) 0)->derived),
+				 "blt_derived fits dp_counter.derived");
+
+static blt_derived *
+derived_of(dp_counter *counter)
+{
+	return (blt_derived *) counter->derived;
+}
+
+static void
+blt_derive(dp_counter *counter)
+{
+	blt_derived *derived = derived_of(counter);
+	uint64_t	squared;
+
+	derived->params = blt_params_of(&counter->mechanism);
+	derived->fraction_bits = blt_fraction_bits(&counter->mechanism, &derived->params, &squared);
+}
+
+static void
+blt_start(dp_counter *counter, dp_random *rng)
+{
+	/* every buffer starts at zero: nodes are zeroed by the counter */
+	blt_derive(counter);
+}
+
+static void
+blt_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	blt_derived *derived = derived_of(counter);
+	int			buffers = derived->params.buffers;
+	dp_int128	encoded;
+	dp_int128	noise;
+
+	counter->steps++;
+	if (dp_blt_encode_step(&derived->params, counter->nodes, value, (int) derived->fraction_bits,
+						   &encoded) != DP_OK)
+	{
+		counter->overflow = true;
+		return;
+	}
+	noise = dp_counter_noise(counter, rng, &counter->scale, 0, DP_NOISE_OPEN, 0);
+	if (dp_blt_decode_step(&derived->params, counter->nodes + buffers,
+						   dp_counter_add(counter, encoded, noise)) != DP_OK)
+	{
+		counter->overflow = true;
+		return;
+	}
+	counter->release = dp_blt_release_rounded(&derived->params, counter->nodes + buffers,
+											  (int) derived->fraction_bits);
+}
+
+static void
+blt_resume(dp_counter *counter)
+{
+	blt_derived *derived = derived_of(counter);
+
+	blt_derive(counter);
+	counter->running_total = 0;
+	counter->release = dp_blt_release_rounded(&derived->params, counter->nodes + derived->params.buffers,
+											  (int) derived->fraction_bits);
+}
+
+/*
+ * The release's noise is sum_u H_(t-u) z_u / 2^F: one Gaussian group whose
+ * weight is the root of sum_n H_n^2 over 2^F has the same variance and the
+ * same sub-Gaussian tail bound as the weighted sum.
+ */
+static int
+blt_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	dp_blt_params params = blt_params_of(&counter->mechanism);
+	uint64_t	squared;
+	int			bits = blt_fraction_bits(&counter->mechanism, &params, &squared);
+
+	groups[0].scale = counter->scale;
+	groups[0].terms = steps > 0 ? 1 : 0;
+	groups[0].weight = ldexp(sqrt(dp_blt_variance_at(&params, steps)), -bits);
+	return 1;
+}
+
+/* the rounding of the release to an integer, and the decoder's fixed point */
+static double
+blt_release_slack(const dp_counter *counter, int64_t steps)
+{
+	dp_blt_params params = blt_params_of(&counter->mechanism);
+	uint64_t	squared;
+	int			bits = blt_fraction_bits(&counter->mechanism, &params, &squared);
+
+	return 0.5 + dp_blt_decoder_bias_bound(&params, steps, bits);
+}
+
+const dp_counter_kind dp_blt_kind = {
+	.name = "blt",
+	.kind = DP_MECHANISM_BLT,
+	.bounded = true,
+	.accepted_flags = DP_FLAG_ZCDP | DP_FLAG_CONSISTENT | DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
+	.validate = blt_validate,
+	.node_count = blt_node_count,
+	.noise_class = blt_noise_class,
+	.start = blt_start,
+	.push = blt_push,
+	.persist = NULL,
+	.resume = blt_resume,
+	.noise_groups = blt_noise_groups,
+	.release_slack = blt_release_slack,
+};

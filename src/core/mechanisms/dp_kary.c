@@ -254,7 +254,7 @@ const dp_counter_kind dp_kary_kind = {
 	.block_name = "arity",
 	.default_block = dp_kary_default_arity,
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT | DP_FLAG_KEYED |
-	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
+	DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
 	.validate = kary_validate,
 	.node_count = kary_node_count,
 	.noise_class = kary_noise_class,

@@ -115,22 +115,29 @@ same_scale(const dp_scale *a, const dp_scale *b)
 	return memcmp(a, b, sizeof(dp_scale)) == 0;
 }
 
-/* Terms of `scale` in a configuration (0 when it has none of that scale). */
-static int64_t
-terms_of(const configuration *c, const dp_scale *scale)
+/*
+ * Whether every group of a is covered by a group of b of the same family
+ * and scale with at least its terms and at least its |weight|: then b's
+ * noise is a's plus independent symmetric terms, or a's scaled up, and
+ * b's half-width is at least a's.
+ */
+static bool
+group_covered(const dp_noise_group *group, const configuration *b)
 {
-	for (int i = 0; i < c->count; i++)
-		if (same_scale(&c->groups[i].scale, scale))
-			return c->groups[i].terms;
-	return 0;
+	for (int i = 0; i < b->count; i++)
+		if (same_scale(&b->groups[i].scale, &group->scale) &&
+			b->groups[i].family == group->family &&
+			b->groups[i].terms >= group->terms &&
+			fabs(b->groups[i].weight) >= fabs(group->weight))
+			return true;
+	return false;
 }
 
-/* Whether every group of a has at most as many terms as b at its scale. */
 static bool
 dominated_by(const configuration *a, const configuration *b)
 {
 	for (int i = 0; i < a->count; i++)
-		if (a->groups[i].terms > terms_of(b, &a->groups[i].scale))
+		if (a->groups[i].terms > 0 && !group_covered(&a->groups[i], b))
 			return false;
 	return true;
 }
@@ -194,5 +201,8 @@ dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double
 		if (b > *bound)
 			*bound = b;
 	}
+	/* the rounding slack of weighted releases grows with the steps */
+	if (header.kind->release_slack)
+		*bound += header.kind->release_slack(&header, steps);
 	return DP_OK;
 }
