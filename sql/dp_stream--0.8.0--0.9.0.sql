@@ -48,3 +48,42 @@ AS $$
                (@extschema@.dp_ppcum(epsilon, horizon, max_per_step))) AS candidates (m)
   ORDER BY 3, 2
 $$;
+
+-- rho-zero-concentrated DP (opt-in; an approximate-DP guarantee): exact
+-- discrete Gaussian noise, rho instead of epsilon (docs/zcdp.md)
+CREATE FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho float8, horizon bigint DEFAULT NULL,
+                                                  parameter bigint DEFAULT NULL, max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_zcdp_mechanism_of' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_zcdp_mechanism_of(text, float8, bigint, bigint, bigint) IS
+    'a mechanism under rho-zCDP with discrete Gaussian noise: binary, kary, balanced, balanced_unbounded or blt';
+
+CREATE FUNCTION @extschema@.dp_blt(rho float8, horizon bigint, max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT @extschema@.dp_zcdp_mechanism_of('blt', rho, horizon, NULL::bigint, max_per_step) $$;
+COMMENT ON FUNCTION @extschema@.dp_blt(float8, bigint, bigint) IS
+    'buffered-linear-Toeplitz matrix factorization under rho-zCDP: the least variance of the zCDP counters, O(1) state; horizon up to 2^40';
+
+CREATE FUNCTION @extschema@.dp_gaussian_binary(rho float8, horizon bigint, max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT @extschema@.dp_zcdp_mechanism_of('binary', rho, horizon, NULL::bigint, max_per_step) $$;
+COMMENT ON FUNCTION @extschema@.dp_gaussian_binary(float8, bigint, bigint) IS
+    'the Binary mechanism with discrete Gaussian noise, under rho-zCDP';
+
+CREATE FUNCTION @extschema@.dp_rho(mechanism @extschema@.dp_mechanism) RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_mechanism_rho' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_rho(@extschema@.dp_mechanism) IS
+    'rho of a zCDP mechanism; NULL for a pure epsilon-DP one';
+
+CREATE FUNCTION @extschema@.dp_zcdp_epsilon(rho float8, delta float8) RETURNS float8
+    AS 'MODULE_PATHNAME', 'dp_zcdp_epsilon_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_zcdp_epsilon(float8, float8) IS
+    'the epsilon of the (epsilon, delta)-DP implied by rho-zCDP';
+
+CREATE FUNCTION @extschema@.dp_zcdp_epsilon(mechanism @extschema@.dp_mechanism, delta float8) RETURNS float8
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT @extschema@.dp_zcdp_epsilon(@extschema@.dp_rho(mechanism), delta) $$;
+COMMENT ON FUNCTION @extschema@.dp_zcdp_epsilon(@extschema@.dp_mechanism, float8) IS
+    'the epsilon of the (epsilon, delta)-DP a zCDP mechanism gives (NULL for a pure epsilon-DP one)';

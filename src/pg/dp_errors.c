@@ -10,6 +10,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 	switch (status)
 	{
 		case DP_ERROR_EPSILON:
+			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("rho must be between 2^-40 and %g", DP_EPSILON_MAX),
+						 errdetail("rho was %g.", mechanism->epsilon),
+						 errhint("rho is the zCDP budget per stream; rho = 0.5 is about "
+								 "epsilon = 6.5 at delta = 1e-9 (dp_zcdp_epsilon).")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("epsilon must be between 2^-40 and %g",
@@ -19,6 +26,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 							 "between 0.1 and 2.")));
 			break;
 		case DP_ERROR_HORIZON:
+			if (mechanism && mechanism->kind == DP_MECHANISM_BLT)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the blt mechanism's horizon must be between 1 and 2^40"),
+						 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
+						 errhint("Beyond 2^40 steps the encoder's fixed point would cost "
+								 "accuracy; use binary or balanced with rho.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("horizon must be between 1 and 2^62"),
@@ -88,6 +102,18 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			{
 				const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
+				if (strcmp(field, "keyed") == 0 && (mechanism->flags & DP_FLAG_ZCDP))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("keyed noise is not available for rho-zCDP mechanisms"),
+							 errdetail("Its argument (docs/keyed_noise.md) is made for discrete "
+									   "Laplace terms.")));
+				if (strcmp(field, "rho_required") == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("the %s mechanism is defined under rho-zCDP only",
+									kind ? kind->name : "?"),
+							 errhint("Give rho instead of epsilon, e.g. dp_blt(rho => 0.5, horizon => 365).")));
 				if (strcmp(field, "rho") == 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -117,6 +143,15 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			}
 			break;
 		case DP_ERROR_SENSITIVITY:
+			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("max_per_step is too large for discrete Gaussian noise"),
+						 errdetail("With rho, one step's bound in the counter's units (max_per_step, "
+								   "times contributions at person level, or a statistic's range "
+								   "in its units) must be at most 2^24."),
+						 errhint("Sums and averages of wide ranges need the epsilon form of the "
+								 "mechanism.")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("horizon and max_per_step are too large together for this mechanism"),

@@ -10,6 +10,7 @@
 #include "utils/builtins.h"
 #include "miscadmin.h"
 
+#include "dp_gaussian.h"
 #include "dp_planning.h"
 
 PG_FUNCTION_INFO_V1(dp_mechanism_in);
@@ -608,6 +609,31 @@ dp_mechanism_epsilon(PG_FUNCTION_ARGS)
 				 errhint("dp_rho(mechanism) gives rho; dp_zcdp_epsilon(mechanism, delta) "
 						 "gives the epsilon of the (epsilon, delta)-DP it implies.")));
 	PG_RETURN_FLOAT8(mechanism->epsilon);
+}
+
+/*
+ * dp_zcdp_epsilon(rho, delta): the epsilon of the (epsilon, delta)-DP that
+ * rho-zCDP implies (the conversion of Canonne, Kamath and Steinke; never
+ * below the exact infimum, never above rho + 2 sqrt(rho log(1/delta))).
+ */
+PG_FUNCTION_INFO_V1(dp_zcdp_epsilon_sql);
+
+Datum
+dp_zcdp_epsilon_sql(PG_FUNCTION_ARGS)
+{
+	double		rho = PG_GETARG_FLOAT8(0);
+	double		delta = PG_GETARG_FLOAT8(1);
+
+	if (!(rho > 0) || isinf(rho))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rho must be positive and finite")));
+	if (!(delta > 0 && delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must be between 0 and 1, exclusive"),
+				 errhint("Take delta well below one over the number of people in the data, e.g. 1e-9.")));
+	PG_RETURN_FLOAT8(dp_zcdp_epsilon(rho, delta));
 }
 
 /* dp_rho(mechanism): rho of a zCDP mechanism, else NULL */
