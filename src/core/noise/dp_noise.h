@@ -91,7 +91,7 @@ typedef struct dp_noise_group
 	dp_noise_family family;		/* the counter sets it too; 0 is read as Laplace */
 } dp_noise_group;
 
-#define DP_NOISE_GROUPS_MAX 64
+#define DP_NOISE_GROUPS_MAX 256
 /* Terms of one scale up to which tails use the exact closed form. */
 #define DP_EXACT_TERMS_MAX 128
 
