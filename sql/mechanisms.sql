@@ -124,7 +124,7 @@ SELECT dp_keyed(dp_balanced(1, 100), 'k');
 -- unbounded balanced digits (0.9.0): a tree per block of 4 * 21^b steps;
 -- no horizon, the releases stay unbiased across block ends (4, 88, 1852),
 -- and the error is within 1.4x of the best bounded tree's
-SELECT dp_balanced_unbounded(1), dp_balanced_unbounded(0.5, 10, 7), dp_auto(1.0) = dp_balanced_unbounded(1) AS is_default;
+SELECT dp_balanced_unbounded(1), dp_balanced_unbounded(0.5, 10, 7), dp_auto(1.0)::text = dp_balanced_unbounded(1)::text AS is_default;
 SELECT 'balanced_unbounded(epsilon=1,max_per_step=2)'::dp_mechanism,
        'balanced_unbounded(epsilon=1,arity=5)'::dp_mechanism;
 SELECT t, round(dp_error_sd(dp_balanced_unbounded(1), t)::numeric, 2) AS unbounded,

@@ -54,22 +54,28 @@ dp_scale
 dp_counter_class_scale(const dp_counter *counter, int index)
 {
 	dp_noise_class class;
+	uint64_t	unit = dp_mechanism_unit_bound(&counter->mechanism);
+	dp_scale	scale;
+	dp_scale_status status;
 
 	if (!counter->kind->noise_class(&counter->mechanism, index, &class))
-		return (dp_scale) {1, 1};	/* not reached: kinds ask for their own classes */
+		class = (dp_noise_class) {DP_SENSITIVITY_MAX, DP_SENSITIVITY_MAX, 1, false};
 	if (dp_counter_gaussian(counter))
-	{
-		/* sigma^2 = l2 U^2 / (2 rho share); validation kept U <= 2^24 */
-		uint64_t	unit = dp_mechanism_unit_bound(&counter->mechanism);
-		dp_scale	sigma2 = {1, 1};
+		status = dp_gaussian_scale_for(class.l2_absolute ?
+									   class.l2_squared_units * class.share_denominator :
+									   class.l2_squared_units * unit * unit * class.share_denominator,
+									   counter->mechanism.epsilon, &scale);
+	else
+		status = dp_scale_for(class.l1_units * unit * class.share_denominator,
+							  counter->mechanism.epsilon, &scale);
 
-		(void) dp_gaussian_scale_for(class.l2_absolute ? class.l2_squared_units :
-									 class.l2_squared_units * unit * unit,
-									 counter->mechanism.epsilon * class.share, &sigma2);
-		return sigma2;
-	}
-	return dp_counter_scale_for(class.l1_units * dp_mechanism_unit_bound(&counter->mechanism),
-								counter->mechanism.epsilon * class.share);
+	/*
+	 * Not reached: each kind's validation keeps its sensitivities in range.
+	 * Were it reached, the answer must be more noise, never less.
+	 */
+	if (status != DP_SCALE_OK)
+		scale = (dp_scale) {((dp_uint128) 1) << 110, 1};
+	return scale;
 }
 
 /* One draw of the counter's noise family at `scale`. */

@@ -49,18 +49,20 @@ typedef struct dp_counter dp_counter;
  * One privacy unit's data moves the nodes of the class by at most l1_units
  * units in total and by at most l2_squared_units squared units (a unit is
  * dp_mechanism_unit_bound: one step's bound, or one person's
- * contributions), and the class spends `share` of the privacy budget.  The
- * shares of the classes that one unit can reach add up to at most 1; then
- * the noise family's scale for each class (dp_counter_class_scale) makes
- * the mechanism epsilon-DP (discrete Laplace, scale l1 U / (share epsilon))
- * or rho-zCDP (discrete Gaussian, sigma^2 = l2 U^2 / (2 share rho)) by
- * composition over the classes.
+ * contributions), and the class spends the share 1 / share_denominator of
+ * the privacy budget.  The shares of the classes that one unit can reach
+ * add up to at most 1; then the noise family's scale for each class
+ * (dp_counter_class_scale) makes the mechanism epsilon-DP (discrete
+ * Laplace, scale l1 U d / epsilon) or rho-zCDP (discrete Gaussian,
+ * sigma^2 = l2 U^2 d / (2 rho)) by composition over the classes.  The
+ * share is an integer ratio so that the budget itself is never divided:
+ * the epsilon validation accepted is the one the scale is computed from.
  */
 typedef struct dp_noise_class
 {
 	uint64_t	l1_units;
 	uint64_t	l2_squared_units;
-	double		share;
+	uint64_t	share_denominator;
 	/*
 	 * The squared L2 sensitivity is l2_squared_units itself, in the
 	 * mechanism's own lattice, the unit bound included (a factorization
@@ -199,13 +201,13 @@ extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
 /* The scale of noise class `index` of the counter's mechanism. */
 extern dp_scale dp_counter_class_scale(const dp_counter *counter, int index);
 
-/* A class in which each unit reaches `nodes` nodes once, with a budget share. */
+/* A class in which each unit reaches `nodes` nodes once, with 1 / share_denominator of the budget. */
 static inline bool
-dp_noise_class_nodes(dp_noise_class *out, uint64_t nodes, double share)
+dp_noise_class_nodes(dp_noise_class *out, uint64_t nodes, uint64_t share_denominator)
 {
 	out->l1_units = nodes;
 	out->l2_squared_units = nodes;
-	out->share = share;
+	out->share_denominator = share_denominator;
 	out->l2_absolute = false;
 	return true;
 }

@@ -689,6 +689,73 @@ test_half_widths(void)
 	}
 }
 
+/*
+ * Every class of every mechanism gets at least its nominal scale
+ * l1 U d / epsilon, also at the smallest epsilon accepted: a budget share
+ * must never take epsilon below the range the scale can be computed in
+ * (it once gave Hybrid scale 1 at epsilon below 2^-39).
+ */
+static void
+test_class_scales_never_below_nominal(void)
+{
+	static const char *const texts[] = {
+		"binary(epsilon=%s,horizon=1000)", "simple_i(epsilon=%s,horizon=1000)",
+		"simple_ii(epsilon=%s)", "two_level(epsilon=%s,horizon=1000)", "hybrid(epsilon=%s)",
+		"ppcum(epsilon=%s,horizon=1000)", "kary(epsilon=%s,horizon=1000)",
+		"balanced(epsilon=%s,horizon=1000)", "balanced_unbounded(epsilon=%s)",
+		"honaker(epsilon=%s,horizon=1000)",
+	};
+	static const char *const epsilons[] = {"9.094947017729282e-13", "0.3", "100"};
+	int			failures = 0,
+				checked = 0;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		for (size_t e = 0; e < sizeof(epsilons) / sizeof(epsilons[0]); e++)
+		{
+			char		text[200];
+			const char *cursor = text;
+			dp_mechanism m;
+			dp_parse_error error;
+			const char *field;
+			dp_counter *counter;
+
+			snprintf(text, sizeof(text), texts[i], epsilons[e]);
+			if (dp_mechanism_parse(&cursor, &m, &error) != DP_OK ||
+				dp_mechanism_validate(&m, &field) != DP_OK)
+			{
+				failures++;
+				tap_diag("%s does not validate", text);
+				continue;
+			}
+			counter = malloc(dp_counter_size(&m));
+			dp_counter_prepare(counter, &m, &field);
+			for (int index = 0; index < 64; index++)
+			{
+				dp_noise_class class;
+				double		nominal;
+
+				if (!counter->kind->noise_class(&m, index, &class))
+					break;
+				nominal = (double) class.l1_units * (double) dp_mechanism_unit_bound(&m) *
+					(double) class.share_denominator / m.epsilon;
+				{
+					dp_scale	scale = dp_counter_class_scale(counter, index);
+
+					checked++;
+					if (dp_scale_as_double(&scale) < nominal * (1 - 1e-12))
+					{
+						failures++;
+						tap_diag("%s class %d: scale %g below nominal %g", text, index,
+								 dp_scale_as_double(&scale), nominal);
+					}
+				}
+			}
+			free(counter);
+		}
+	tap_ok(failures == 0, "every class of every mechanism at epsilon 2^-40, 0.3 and 100 has at "
+		   "least its nominal scale (%d classes checked)", checked);
+}
+
 int
 main(void)
 {
@@ -700,6 +767,7 @@ main(void)
 		return 1;
 	}
 	dp_random_init_keyed(&rng, seed, sizeof(seed) - 1);
+	test_class_scales_never_below_nominal();
 
 	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
 	{

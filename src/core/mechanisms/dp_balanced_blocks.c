@@ -122,7 +122,7 @@ blocks_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out
 {
 	if (index < 0 || index > last_block(mechanism->block))
 		return false;
-	return dp_noise_class_nodes(out, (uint64_t) index + 1, 1.0);
+	return dp_noise_class_nodes(out, (uint64_t) index + 1, 1);
 }
 
 static dp_balanced_tree

@@ -127,7 +127,7 @@ static bool
 binary_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
 	return index == 0 &&
-		dp_noise_class_nodes(out, (uint64_t) binary_node_count(mechanism), 1.0);
+		dp_noise_class_nodes(out, (uint64_t) binary_node_count(mechanism), 1);
 }
 
 static void

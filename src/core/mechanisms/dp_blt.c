@@ -975,7 +975,7 @@ blt_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 	(void) blt_fraction_bits(mechanism, &params, &squared);
 	out->l1_units = 1;			/* unused: the class is Gaussian only */
 	out->l2_squared_units = squared;
-	out->share = 1.0;
+	out->share_denominator = 1;
 	out->l2_absolute = true;
 	return true;
 }

@@ -302,7 +302,7 @@ honaker_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *ou
 	return index == 0 &&
 		dp_noise_class_nodes(out,
 							 (uint64_t) honaker_levels(mechanism->horizon, mechanism->block),
-							 1.0);
+							 1);
 }
 
 static void

@@ -75,7 +75,7 @@ hybrid_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out
 {
 	if (index < 0 || index > TREE_LEVELS_MAX)
 		return false;
-	return dp_noise_class_nodes(out, index == 0 ? 1 : (uint64_t) index, 0.5);
+	return dp_noise_class_nodes(out, index == 0 ? 1 : (uint64_t) index, 2);
 }
 
 static void

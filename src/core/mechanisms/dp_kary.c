@@ -126,7 +126,7 @@ static bool
 kary_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
 	return index == 0 &&
-		dp_noise_class_nodes(out, (uint64_t) kary_levels(mechanism->horizon, mechanism->block), 1.0);
+		dp_noise_class_nodes(out, (uint64_t) kary_levels(mechanism->horizon, mechanism->block), 1);
 }
 
 static int

@@ -40,7 +40,7 @@ static bool
 ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
 	return index == 0 &&
-		dp_noise_class_nodes(out, (uint64_t) (tree_levels(mechanism->horizon) + 1), 1.0);
+		dp_noise_class_nodes(out, (uint64_t) (tree_levels(mechanism->horizon) + 1), 1);
 }
 
 static void

@@ -79,8 +79,8 @@ simple_i_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *o
 	uint64_t	eta_units = (uint64_t) (1 + split_power(mechanism->horizon));
 
 	if (index == 1 || (index == 0 && mechanism->horizon <= 1))
-		return dp_noise_class_nodes(out, eta_units, 1.0);
-	return index == 0 && dp_noise_class_nodes(out, gamma_sensitivity_units(mechanism->horizon), 1.0);
+		return dp_noise_class_nodes(out, eta_units, 1);
+	return index == 0 && dp_noise_class_nodes(out, gamma_sensitivity_units(mechanism->horizon), 1);
 }
 
 static void

@@ -25,7 +25,7 @@ simple_ii_node_count(const dp_mechanism *mechanism)
 static bool
 simple_ii_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	return index == 0 && dp_noise_class_nodes(out, 1, 1.0);
+	return index == 0 && dp_noise_class_nodes(out, 1, 1);
 }
 
 static void

@@ -43,7 +43,7 @@ two_level_validate(const dp_mechanism *mechanism, const char **field)
 static bool
 two_level_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	return index == 0 && dp_noise_class_nodes(out, 2, 1.0);
+	return index == 0 && dp_noise_class_nodes(out, 2, 1);
 }
 
 static void
