@@ -19,6 +19,14 @@ AS $$ SELECT @extschema@.dp_mechanism_of('balanced_unbounded', epsilon, NULL::bi
 COMMENT ON FUNCTION @extschema@.dp_balanced_unbounded(float8, bigint, bigint) IS
     'balanced-digit trees on blocks of growing length: no horizon, within 1.4x of the best bounded mechanism''s variance';
 
+CREATE FUNCTION @extschema@.dp_honaker(epsilon float8, horizon bigint, arity bigint DEFAULT NULL,
+                                        max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT @extschema@.dp_mechanism_of('honaker', epsilon, horizon, arity, max_per_step) $$;
+COMMENT ON FUNCTION @extschema@.dp_honaker(float8, bigint, bigint, bigint) IS
+    'k-ary tree with Honaker''s streaming estimator (arity 2: Binary, 0.54x its variance); pan-private and keyed options; T-bounded';
+
 CREATE OR REPLACE FUNCTION @extschema@.dp_auto(epsilon float8, horizon bigint DEFAULT NULL,
                                                 max_per_step bigint DEFAULT 1)
     RETURNS @extschema@.dp_mechanism
@@ -43,6 +51,7 @@ AS $$
                (@extschema@.dp_two_level(epsilon, horizon, NULL::bigint, max_per_step)),
                (@extschema@.dp_hybrid(epsilon, max_per_step)),
                (@extschema@.dp_balanced_unbounded(epsilon, max_per_step)),
+               (@extschema@.dp_honaker(epsilon, horizon, NULL::bigint, max_per_step)),
                (@extschema@.dp_simple_i(epsilon, horizon, max_per_step)),
                (@extschema@.dp_simple_ii(epsilon, max_per_step)),
                (@extschema@.dp_ppcum(epsilon, horizon, max_per_step))) AS candidates (m)

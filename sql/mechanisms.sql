@@ -83,7 +83,9 @@ SELECT name, forms_agree(m) FROM (VALUES
   ('balanced', dp_balanced(1, 30, 5, 2)),
   ('balanced consistent', dp_consistent(dp_balanced(1, 30, 3, 2))),
   ('balanced_unbounded', dp_balanced_unbounded(1, 2, 3)),
-  ('balanced_unbounded consistent', dp_consistent(dp_balanced_unbounded(1, 2)))) v(name, m);
+  ('balanced_unbounded consistent', dp_consistent(dp_balanced_unbounded(1, 2))),
+  ('honaker', dp_honaker(1, 30, 3, 2)),
+  ('honaker pan-private consistent', dp_consistent(dp_pan_private(dp_honaker(1, 30, 2, 2))))) v(name, m);
 
 -- the k-ary tree (0.8.0): the arity with the least mean variance by default,
 -- its text form, its bounds against Binary's, and its refusals
@@ -144,6 +146,24 @@ SELECT dp_balanced_unbounded(0);
 SELECT dp_balanced_unbounded(1, 0);
 SELECT dp_pan_private(dp_balanced_unbounded(1));
 SELECT 'balanced_unbounded(epsilon=1,horizon=100)'::dp_mechanism;
+-- Honaker's estimator on a k-ary tree (0.9.0): arity 2 is Binary with the
+-- estimator, about 0.58x Binary's variance; unbiased; integer releases
+SELECT dp_honaker(1, 1024), dp_honaker(1, 1024, 2), dp_pan_private(dp_honaker(1, 100, 3));
+SELECT t, round(dp_error_sd(dp_honaker(1, 1024, 2), t)::numeric, 2) AS honaker,
+       round(dp_error_sd(dp_binary(1, 1024), t)::numeric, 2) AS binary,
+       dp_error_bound(dp_honaker(1, 1024, 2), t) AS honaker_bound
+FROM (VALUES (1), (511), (1000)) v(t);
+SELECT count(*) AS streams,
+       abs(avg(c - truth)) < 5 * dp_error_sd(dp_honaker(1, 100, 3, 2), 77) / sqrt(400) AS unbiased,
+       bool_and(c = round(c)) AS integers
+FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_honaker(1, 100, 3, 2)) OVER w AS c
+      FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
+      WINDOW w AS (PARTITION BY k ORDER BY t)) q
+WHERE t = 77;
+SELECT dp_honaker(1, 100, 1);
+SELECT dp_honaker(1, 4611686018427387904, 2);
+SELECT dp_zcdp_mechanism_of('honaker', 0.5, 100);
+
 -- any mechanism by name (0.9.0)
 SELECT dp_mechanism_of('binary', 1, 100), dp_mechanism_of('kary', 1, 100, 3, 2),
        dp_mechanism_of('hybrid', 0.5), dp_mechanism_of('two_level', 1, 100);
