@@ -25,7 +25,7 @@ CREATE FUNCTION @extschema@.dp_honaker(epsilon float8, horizon bigint, arity big
     LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT @extschema@.dp_mechanism_of('honaker', epsilon, horizon, arity, max_per_step) $$;
 COMMENT ON FUNCTION @extschema@.dp_honaker(float8, bigint, bigint, bigint) IS
-    'k-ary tree with Honaker''s streaming estimator (arity 2: Binary, 0.54x its variance); pan-private and keyed options; T-bounded';
+    'k-ary tree with Honaker''s streaming estimator (arity 2: Binary at 0.58x its variance); pan-private and keyed options; T-bounded';
 
 CREATE OR REPLACE FUNCTION @extschema@.dp_auto(epsilon float8, horizon bigint DEFAULT NULL,
                                                 max_per_step bigint DEFAULT 1)
