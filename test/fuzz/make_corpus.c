@@ -296,6 +296,12 @@ counters(void)
 		mechanism(DP_MECHANISM_BALANCED, 0, 0.5, 5000, 2, 13),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.0, 64, 1, 0),
 		mechanism(DP_MECHANISM_PPCUM, 0, 1.5, 33, 2, 0),
+		mechanism(DP_MECHANISM_BALANCED_UNBOUNDED, 0, 1.0, 0, 1, 5),
+		mechanism(DP_MECHANISM_BALANCED_UNBOUNDED, 0, 0.5, 0, 2, 21),
+		mechanism(DP_MECHANISM_HONAKER, 0, 1.0, 100, 1, 2),
+		mechanism(DP_MECHANISM_HONAKER, 0, 0.5, 5000, 3, 5),
+		mechanism(DP_MECHANISM_BLT, DP_FLAG_ZCDP, 0.5, 100, 1, 0),
+		mechanism(DP_MECHANISM_BLT, DP_FLAG_ZCDP, 2.0, 5000, 3, 0),
 	};
 	const int	steps[] = {0, 5, 16};
 
@@ -321,7 +327,14 @@ counters(void)
 				(m.kind == DP_MECHANISM_SIMPLE_I || m.kind == DP_MECHANISM_PPCUM))
 				continue;
 			m.contributions = (flags & DP_FLAG_PERSON) ? 3 : 0;
-			m.flags = flags;
+			m.flags = flags | bases[i].flags;
+			{
+				const char *field;
+
+				/* BLT is zCDP only; zCDP refuses keyed noise */
+				if (dp_mechanism_validate(&m, &field) != DP_OK)
+					continue;
+			}
 			for (size_t s = 0; s < lengthof(steps); s++)
 			{
 				dp_counter *counter;
