@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
+bench/mechanisms.sh
 bench/comparison.sh
 bench/aggregates.sh
 bench/throughput.sh
