@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark; tables on stdout, data and PNG plots in bench/out/.
-#   bench/run.sh                 full sizes (about 10 minutes on 2 cores)
+#   bench/run.sh                 full sizes (about 16 minutes on 2 cores)
 #   BENCH_QUICK=1 bench/run.sh   small sizes, for a smoke run
 set -euo pipefail
 cd "$(dirname "$0")/.."
