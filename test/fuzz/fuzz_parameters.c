@@ -25,6 +25,7 @@
 #include "dp_counter.h"
 #include "dp_mechanism.h"
 #include "dp_noise.h"
+#include "dp_noise_sum.h"
 #include "dp_randomized_response.h"
 #include "dp_statistic.h"
 
@@ -185,7 +186,9 @@ exercise_statistic(const dp_statistic *layout, const int16_t *values, int pushes
 /*
  * Two groups with terms, one of them beyond DP_EXACT_TERMS_MAX: the exact
  * two-group form does not reach that far and the expansion covers one
- * group only, so the half-width is NaN by design.
+ * group only, so the half-width is NaN by design.  Three groups (the third
+ * repeats the second's scale) may also leave the Chernoff bound's range of
+ * 2^62 terms per group: NaN, never a negative width, is the answer then.
  */
 static bool
 half_width_uncovered(const dp_noise_group *groups, int count)
@@ -193,6 +196,8 @@ half_width_uncovered(const dp_noise_group *groups, int count)
 	int			positive = 0;
 	bool		large = false;
 
+	if (count >= 3)
+		return true;
 	for (int i = 0; i < count && i < 2; i++)
 		if (groups[i].terms > 0)
 		{
@@ -229,6 +234,7 @@ exercise_noise(const int64_t *terms, const uint64_t *sensitivity, int count, dou
 		if (valid_confidence(confidence) && count <= DP_NOISE_GROUPS_MAX &&
 			!half_width_uncovered(groups, count))
 			FUZZ_CHECK(width >= 0);
+		FUZZ_CHECK(!(width < 0));
 	}
 	{
 		/* the same with the miss probability given directly (here: the confidence bits) */

@@ -89,14 +89,16 @@ dp_kary_default_arity(int64_t horizon)
 		/* sum over t = 1..horizon of digit j of t, exactly, per level */
 		for (int j = 0; j < levels; j++)
 		{
-			int64_t		cycle = power * k;
-			int64_t		full = (horizon + 1) / cycle;
-			int64_t		rest = (horizon + 1) % cycle;
+			/* the top level's cycle may pass int64: then no cycle is full */
+			bool		beyond = power > INT64_MAX / k;
+			int64_t		cycle = beyond ? INT64_MAX : power * k;
+			int64_t		full = beyond ? 0 : (horizon + 1) / cycle;
+			int64_t		rest = beyond ? horizon + 1 : (horizon + 1) % cycle;
 
 			digit_sum += (double) full * power * (double) (k * (k - 1) / 2);
 			for (int64_t d = 1; d < k; d++)
 			{
-				int64_t		from = d * power;
+				dp_int128	from = (dp_int128) d * power;
 
 				if (rest > from)
 					digit_sum += (double) d * (double) fmin((double) (rest - from), (double) power);

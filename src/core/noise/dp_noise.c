@@ -345,10 +345,11 @@ dp_noise_sum_variance(const dp_noise_group *groups, int count)
 	double		variance = 0.0;
 
 	for (int i = 0; i < count; i++)
-		variance += (double) groups[i].terms * groups[i].weight * groups[i].weight *
-			(groups[i].family == DP_FAMILY_GAUSSIAN ?
-			 dp_discrete_gaussian_variance(&groups[i].scale) :
-			 dp_discrete_laplace_variance(&groups[i].scale));
+		if (groups[i].terms > 0)
+			variance += (double) groups[i].terms * groups[i].weight * groups[i].weight *
+				(groups[i].family == DP_FAMILY_GAUSSIAN ?
+				 dp_discrete_gaussian_variance(&groups[i].scale) :
+				 dp_discrete_laplace_variance(&groups[i].scale));
 	return variance;
 }
 
@@ -555,9 +556,25 @@ dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double 
 	/* miss = 1 is a confidence below 2^-53 rounded away: the answer is 0 */
 	if (!(miss > 0.0 && miss <= 1.0) || count > DP_NOISE_GROUPS_MAX)
 		return NAN;
+	/* groups of one family, scale and weight are one group (the exact forms reach more) */
 	for (int i = 0; i < count; i++)
-		if (groups[i].terms > 0)
+	{
+		int			same = -1;
+
+		if (groups[i].terms <= 0)
+			continue;
+		for (int j = 0; j < used_count && same < 0; j++)
+			if ((used[j].family == DP_FAMILY_GAUSSIAN) == (groups[i].family == DP_FAMILY_GAUSSIAN) &&
+				used[j].weight == groups[i].weight &&
+				used[j].scale.numerator == groups[i].scale.numerator &&
+				used[j].scale.denominator == groups[i].scale.denominator &&
+				used[j].terms <= INT64_MAX - groups[i].terms)
+				same = j;
+		if (same >= 0)
+			used[same].terms += groups[i].terms;
+		else
 			used[used_count++] = groups[i];
+	}
 
 	if (used_count == 0)
 		return 0.0;
