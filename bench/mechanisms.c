@@ -71,6 +71,7 @@ static const bench_entry entries[] = {
 	/* zCDP: rho = 1/2, variance in its own units (not comparable to epsilon = 1) */
 	{"binary_rho", "binary", "rho=0.5", 0},
 	{"blt", "blt", "rho=0.5", 0},
+	{"smooth_binary", "smooth_binary", "rho=0.5", 0},
 };
 
 #define ENTRY_COUNT ((int) (sizeof(entries) / sizeof(entries[0])))

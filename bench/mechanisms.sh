@@ -82,6 +82,7 @@ constructor() {
     honaker) echo "dp_honaker|dp_honaker(1, $2)" ;;
     binary_rho) echo "dp_gaussian_binary|dp_gaussian_binary(0.5, $2)" ;;
     blt) echo "dp_blt|dp_blt(0.5, $2)" ;;
+    smooth_binary) echo "dp_smooth_binary|dp_smooth_binary(0.5, $2)" ;;
     *) echo "|" ;;
   esac
 }

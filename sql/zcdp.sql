@@ -24,6 +24,18 @@ SELECT t, round(dp_error_sd(dp_blt(0.5, 65536), t)::numeric, 3) AS sd,
        round(dp_error_bound(dp_blt(0.5, 65536), t)::numeric, 3) AS bound,
        dp_error_bound_max(dp_blt(0.5, 65536), t) = dp_error_bound(dp_blt(0.5, 65536), t) AS band_is_last
 FROM (VALUES (1), (1000), (65536)) v(t);
+-- Smooth Binary: the same variance at every step, below Gaussian Binary's mean
+SELECT dp_smooth_binary(0.5, 1024) AS smooth,
+       round(min(dp_error_sd(dp_smooth_binary(0.5, 1024), t) ^ 2)::numeric, 2) AS min_variance,
+       round(max(dp_error_sd(dp_smooth_binary(0.5, 1024), t) ^ 2)::numeric, 2) AS max_variance
+FROM generate_series(1, 1024) t;
+SELECT count(*) AS streams,
+       abs(avg(c - truth)) < 5 * dp_error_sd(dp_smooth_binary(0.5, 100, 2), 77) / sqrt(400) AS unbiased
+FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_smooth_binary(0.5, 100, 2)) OVER w AS c
+      FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
+      WINDOW w AS (PARTITION BY k ORDER BY t)) q
+WHERE t = 77;
+SELECT dp_mechanism_of('smooth_binary', 1, 100);
 -- releases are integers, unbiased over 400 streams within 5 standard errors
 SELECT count(*) AS streams,
        abs(avg(c - truth)) < 5 * dp_error_sd(dp_blt(0.5, 100, 2), 77) / sqrt(400) AS unbiased

@@ -120,7 +120,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 							 errmsg("the %s mechanism has no rho-zCDP form",
 									kind ? kind->name : "?"),
 							 errhint("Gaussian noise (rho) is available for binary, kary, balanced, "
-									 "balanced_unbounded and blt.")));
+									 "balanced_unbounded, blt and smooth_binary.")));
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("the %s mechanism does not support the %s option",

@@ -302,6 +302,8 @@ counters(void)
 		mechanism(DP_MECHANISM_HONAKER, 0, 0.5, 5000, 3, 5),
 		mechanism(DP_MECHANISM_BLT, DP_FLAG_ZCDP, 0.5, 100, 1, 0),
 		mechanism(DP_MECHANISM_BLT, DP_FLAG_ZCDP, 2.0, 5000, 3, 0),
+		mechanism(DP_MECHANISM_SMOOTH_BINARY, DP_FLAG_ZCDP, 0.5, 100, 1, 0),
+		mechanism(DP_MECHANISM_BINARY, DP_FLAG_ZCDP, 0.5, 1000, 2, 0),
 	};
 	const int	steps[] = {0, 5, 16};
 
