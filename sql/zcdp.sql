@@ -56,3 +56,11 @@ SELECT dp_blt(0.5, 365, 100000000);
 SELECT dp_blt(0, 365);
 SELECT 'binary(epsilon=1,rho=0.5,horizon=10)'::dp_mechanism;
 SELECT dp_avg(x::float8, 0, 10, dp_blt(0.5, 100)) FROM generate_series(1, 100) x;
+-- repeatable states (and managed streams) account in epsilon
+SELECT dp_counter_new(dp_blt(0.5, 100), true);
+SELECT dp_epsilon_for(dp_blt(0.5, 1000), 5, 1000);
+-- a person-level BLT takes any step value up to max_per_step (an encoder
+-- refusing a large one would fail on private data)
+SELECT max(c) > 8000 AS counted
+FROM (SELECT dp_count(v, dp_person_level(dp_blt(0.5, 100, 1000000), 1)) OVER (ORDER BY t) AS c
+      FROM (SELECT t, CASE WHEN t = 50 THEN 1000000 ELSE 0 END AS v FROM generate_series(1, 100) t) s) q;

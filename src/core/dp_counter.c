@@ -58,8 +58,9 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 	dp_scale	scale;
 	dp_scale_status status;
 
+	/* not reached (kinds ask for their own classes): more noise, never less */
 	if (!counter->kind->noise_class(&counter->mechanism, index, &class))
-		class = (dp_noise_class) {DP_SENSITIVITY_MAX, DP_SENSITIVITY_MAX, 1, false};
+		return (dp_scale) {((dp_uint128) 1) << 110, 1};
 	if (dp_counter_gaussian(counter))
 		status = dp_gaussian_scale_for(class.l2_absolute ?
 									   class.l2_squared_units * class.share_denominator :

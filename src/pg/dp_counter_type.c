@@ -113,6 +113,21 @@ dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic)
 }
 
 /*
+ * Repeatable states (and so managed streams, which use them) are for the
+ * epsilon-DP mechanisms: their ledgers account in epsilon, and the keyed
+ * noise argument is made for Laplace terms.
+ */
+void
+dp_refuse_repeatable_zcdp(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("repeatable states are not available for rho-zCDP mechanisms"),
+			 errhint("Managed streams and repeatable states account in epsilon; "
+					 "use a pure epsilon-DP mechanism such as dp_auto(epsilon).")));
+}
+
+/*
  * The counter of a keyed mechanism draws under its registered key; a
  * repeatable one under a random key of its own; any other from the
  * backend's stream.
@@ -124,6 +139,8 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	dp_status	status;
 
+	if (repeatable && (mechanism->flags & DP_FLAG_ZCDP))
+		dp_refuse_repeatable_zcdp();
 	if (mechanism->flags & DP_FLAG_KEYED)
 		dp_keyed_noise_key(mechanism, "count", noise_key);
 	else if (repeatable)

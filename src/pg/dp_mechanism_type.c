@@ -546,6 +546,11 @@ dp_mechanism_epsilon_for(PG_FUNCTION_ARGS)
 	const char *field = NULL;
 	dp_status	status;
 
+	if (mechanism->flags & DP_FLAG_ZCDP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp_epsilon_for does not apply to a rho-zCDP mechanism"),
+				 errhint("Compare dp_error_bound at a few values of rho instead.")));
 	dp_check_confidence(confidence);
 	if (!(half_width > 0) || isinf(half_width))
 		ereport(ERROR,

@@ -76,6 +76,8 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool re
 
 	if (status != DP_OK)
 		dp_report_statistic_status(status, field, spec);
+	if (repeatable && (spec->mechanism.flags & DP_FLAG_ZCDP))
+		dp_refuse_repeatable_zcdp();
 	statistic = MemoryContextAlloc(context, dp_statistic_size(&layout));
 	if (spec->mechanism.flags & DP_FLAG_KEYED)
 	{

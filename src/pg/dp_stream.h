@@ -114,6 +114,8 @@ typedef struct DpMechanismDatum
 
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
+/* ERROR: repeatable states are for the epsilon-DP mechanisms */
+extern void dp_refuse_repeatable_zcdp(void) pg_attribute_noreturn();
 extern bool dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 

@@ -756,6 +756,31 @@ test_class_scales_never_below_nominal(void)
 		   "least its nominal scale (%d classes checked)", checked);
 }
 
+/*
+ * The last blocks of an unbounded balanced stream: for arity 7 block 23
+ * starts below 2^62 although 7^23 passes int64 (a forged or very long
+ * state gets there); its powers saturate, so pushing there is defined (the
+ * sanitizer build checks it) and counts correctly.
+ */
+static void
+test_last_block_powers(void)
+{
+	dp_mechanism m = M(DP_MECHANISM_BALANCED_UNBOUNDED, 1.0, 0, 1, 7, 0);
+	dp_counter *counter = malloc(dp_counter_size(&m));
+	const char *field;
+	dp_status	status = DP_OK;
+
+	dp_counter_start(counter, &m, &rng, &field);
+	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
+	counter->steps = 4561457890013486057 - 2;
+	counter->kind->resume(counter);
+	for (int i = 0; i < 4 && status == DP_OK; i++)
+		status = dp_counter_push(counter, 1, &rng);
+	tap_ok(status == DP_OK && counter->steps == 4561457890013486057 + 2,
+		   "balanced_unbounded k = 7: pushes across the start of block 23 (7^23 > 2^63) are defined");
+	free(counter);
+}
+
 int
 main(void)
 {
@@ -768,6 +793,7 @@ main(void)
 	}
 	dp_random_init_keyed(&rng, seed, sizeof(seed) - 1);
 	test_class_scales_never_below_nominal();
+	test_last_block_powers();
 
 	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
 	{

@@ -33,13 +33,25 @@
 /* the nodes of dp_balanced before states could hold more (kept: defaults stay) */
 #define BALANCED_NODES_MAX 255
 
+/*
+ * base^exponent, saturating at INT64_MAX: the top level of the last block a
+ * stream of 2^62 steps can reach (dp_balanced_blocks.c) may have k^j beyond
+ * int64; no step reaches its intervals, and a saturated power keeps every
+ * division by it well defined (its digit is 0).
+ */
+static int64_t
+saturating_times(int64_t power, int64_t base)
+{
+	return power > INT64_MAX / base ? INT64_MAX : power * base;
+}
+
 static int64_t
 ipow(int64_t base, int exponent)
 {
 	int64_t		result = 1;
 
 	while (exponent-- > 0)
-		result *= base;
+		result = saturating_times(result, base);
 	return result;
 }
 
@@ -241,7 +253,7 @@ dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	 * (power stops at k^(levels - 1): in the last block of an unbounded
 	 * stream k^levels need not fit int64)
 	 */
-	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
+	for (int level = 0; level < tree->levels; level++, power = saturating_times(power, k))
 		if ((t - 1) % power == 0)
 		{
 			int			slot = slot_of(tree, level, (t - 1) / power + 1);
@@ -253,7 +265,7 @@ dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 
 	/* intervals whose last item is t close; the window moves on */
 	power = 1;
-	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
+	for (int level = 0; level < tree->levels; level++, power = saturating_times(power, k))
 		if (t % power == 0)
 		{
 			int64_t		f = t / power;
@@ -323,7 +335,7 @@ dp_balanced_tree_persist(const dp_counter *counter, const dp_balanced_tree *tree
 	int64_t		power = 1;
 
 	/* the one open interval of each level: the one that will hold item t + 1 */
-	for (int level = 0; level < tree->levels; level++, power *= (level < tree->levels ? k : 1))
+	for (int level = 0; level < tree->levels; level++, power = saturating_times(power, k))
 	{
 		int64_t		m = t / power + 1;
 

@@ -903,6 +903,14 @@ blt_fraction_bits(const dp_mechanism *mechanism, const dp_blt_params *params,
 	int64_t		unit = (int64_t) dp_mechanism_unit_bound(mechanism);
 	int			bits = dp_blt_fraction_bits(unit);
 
+	/*
+	 * A step's value (at most max_per_step) must fit the encoder's input
+	 * range too: at person level the unit can be below max_per_step, and an
+	 * encoder refusing a large value would fail on private data.
+	 */
+	if (dp_blt_fraction_bits(mechanism->max_per_step) < bits)
+		bits = dp_blt_fraction_bits(mechanism->max_per_step);
+
 	for (; bits >= 0; bits--)
 	{
 		double		bound = dp_blt_sensitivity_bound(params, mechanism->horizon, bits, unit);
@@ -947,6 +955,7 @@ blt_validate(const dp_mechanism *mechanism, const char **field)
 		return DP_ERROR_HORIZON;
 	}
 	if (dp_mechanism_unit_bound(mechanism) > (uint64_t) DP_BLT_MAX_PER_STEP_LIMIT ||
+		mechanism->max_per_step > DP_BLT_MAX_PER_STEP_LIMIT ||
 		blt_fraction_bits(mechanism, &params, &squared) < 0)
 	{
 		*field = (mechanism->flags & DP_FLAG_PERSON) ? "contributions" : "max_per_step";
