@@ -137,6 +137,9 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 		if (kind->noise_class(mechanism, 1, &second))
 			counter->second_scale = dp_counter_class_scale(counter, 1);
 	}
+	memset(counter->derived, 0, sizeof(counter->derived));
+	if (kind->derive)
+		kind->derive(counter);
 	return DP_OK;
 }
 

@@ -118,6 +118,12 @@ typedef struct dp_counter_kind
 	 * fixed point); error bounds add it.  NULL: releases are exact sums.
 	 */
 	double		(*release_slack) (const dp_counter *counter, int64_t steps);
+	/*
+	 * Optional: fills counter->derived from the mechanism once, when the
+	 * counter is prepared (before start, before a stored state resumes, and
+	 * for a description without a state).
+	 */
+	void		(*derive) (dp_counter *counter);
 } dp_counter_kind;
 
 struct dp_counter
@@ -145,7 +151,8 @@ struct dp_counter
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	/*
 	 * Values a mechanism derives from its parameters alone and keeps for its
-	 * steps (set by its start and resume; never persisted).
+	 * steps (set by its derive hook when the counter is prepared; never
+	 * persisted).
 	 */
 	int64_t		derived[16];
 	dp_int128	nodes[];

@@ -1005,6 +1005,12 @@ derived_of(dp_counter *counter)
 	return (blt_derived *) counter->derived;
 }
 
+static const blt_derived *
+derived_of_const(const dp_counter *counter)
+{
+	return (const blt_derived *) counter->derived;
+}
+
 static void
 blt_derive(dp_counter *counter)
 {
@@ -1019,7 +1025,6 @@ static void
 blt_start(dp_counter *counter, dp_random *rng)
 {
 	/* every buffer starts at zero: nodes are zeroed by the counter */
-	blt_derive(counter);
 }
 
 static void
@@ -1053,7 +1058,6 @@ blt_resume(dp_counter *counter)
 {
 	blt_derived *derived = derived_of(counter);
 
-	blt_derive(counter);
 	counter->running_total = 0;
 	counter->release = dp_blt_release_rounded(&derived->params, counter->nodes + derived->params.buffers,
 											  (int) derived->fraction_bits);
@@ -1067,13 +1071,12 @@ blt_resume(dp_counter *counter)
 static int
 blt_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
 {
-	dp_blt_params params = blt_params_of(&counter->mechanism);
-	uint64_t	squared;
-	int			bits = blt_fraction_bits(&counter->mechanism, &params, &squared);
+	const blt_derived *derived = derived_of_const(counter);
 
 	groups[0].scale = counter->scale;
 	groups[0].terms = steps > 0 ? 1 : 0;
-	groups[0].weight = ldexp(sqrt(dp_blt_variance_at(&params, steps)), -bits);
+	groups[0].weight = ldexp(sqrt(dp_blt_variance_at(&derived->params, steps)),
+							 -(int) derived->fraction_bits);
 	return 1;
 }
 
@@ -1081,11 +1084,9 @@ blt_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *group
 static double
 blt_release_slack(const dp_counter *counter, int64_t steps)
 {
-	dp_blt_params params = blt_params_of(&counter->mechanism);
-	uint64_t	squared;
-	int			bits = blt_fraction_bits(&counter->mechanism, &params, &squared);
+	const blt_derived *derived = derived_of_const(counter);
 
-	return 0.5 + dp_blt_decoder_bias_bound(&params, steps, bits);
+	return 0.5 + dp_blt_decoder_bias_bound(&derived->params, steps, (int) derived->fraction_bits);
 }
 
 const dp_counter_kind dp_blt_kind = {
@@ -1102,4 +1103,5 @@ const dp_counter_kind dp_blt_kind = {
 	.resume = blt_resume,
 	.noise_groups = blt_noise_groups,
 	.release_slack = blt_release_slack,
+	.derive = blt_derive,
 };
