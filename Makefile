@@ -48,7 +48,7 @@ $(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*.h)
 UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter $(CORE_INCLUDES)
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
 
-test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(CORE_HEADERS) test/unit/tap.h
+test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(CORE_HEADERS) $(wildcard test/unit/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) -o $@ $< $(CORE_SOURCES) -lsodium -lm
 
 unit: $(UNIT_TESTS)

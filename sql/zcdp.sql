@@ -36,6 +36,12 @@ FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_smooth_binary(0.5, 100, 2
       WINDOW w AS (PARTITION BY k ORDER BY t)) q
 WHERE t = 77;
 SELECT dp_mechanism_of('smooth_binary', 1, 100);
+SELECT dp_smooth_binary(0.5, 0);
+SELECT dp_smooth_binary(0, 100);
+SELECT dp_smooth_binary(0.5, 100, 33554432);
+SELECT dp_gaussian_binary(0.5, 0);
+SELECT dp_gaussian_binary(200, 100);
+SELECT dp_gaussian_binary(NULL, 100) IS NULL AS null_rho_gives_null;
 -- releases are integers, unbiased over 400 streams within 5 standard errors
 SELECT count(*) AS streams,
        abs(avg(c - truth)) < 5 * dp_error_sd(dp_blt(0.5, 100, 2), 77) / sqrt(400) AS unbiased

@@ -14,6 +14,7 @@
 
 #include "dp_counter.h"
 #include "tap.h"
+#include "test_support.h"
 
 static dp_random rng;
 
@@ -35,20 +36,6 @@ honaker(double epsilon, int64_t horizon, int64_t n, int64_t arity, uint32_t flag
 	m.max_per_step = n;
 	m.block = arity;
 	return m;
-}
-
-static dp_counter *
-new_counter(const dp_mechanism *mechanism)
-{
-	dp_counter *counter = malloc(dp_counter_size(mechanism));
-	const char *field = NULL;
-
-	if (dp_counter_start(counter, mechanism, &rng, &field) != DP_OK)
-	{
-		printf("Bail out! could not start a counter (%s)\n", field ? field : "-");
-		exit(1);
-	}
-	return counter;
 }
 
 static double
@@ -160,7 +147,7 @@ static void
 test_error_formula(const config *c)
 {
 	const dp_mechanism *m = &c->mechanism;
-	dp_counter *counter = new_counter(m);
+	dp_counter *counter = test_start_counter(m, &rng);
 	double		sum[4] = {0}, sum_sq[4] = {0};
 	double		rounded_sum[4] = {0}, rounded_sq[4] = {0};
 	double		implementation_variance[4] = {0};
@@ -319,7 +306,7 @@ test_known_figure(void)
 static void
 test_continuation(const char *label, dp_mechanism m)
 {
-	dp_counter *original = new_counter(&m);
+	dp_counter *original = test_start_counter(&m, &rng);
 	size_t		size = dp_counter_size(&m);
 	dp_counter *from_binary = malloc(size);
 	dp_counter *from_text = malloc(size);
@@ -390,7 +377,7 @@ static void
 test_stored_open_node(void)
 {
 	dp_mechanism m = honaker(1.0, 125, 2, 5, 0);
-	dp_counter *counter = new_counter(&m);
+	dp_counter *counter = test_start_counter(&m, &rng);
 	dp_int128	stored[DP_COUNTER_MAX_NODES];
 	double		sum = 0, sum_sq = 0, v, m4;
 	const int	trials = TRIALS;

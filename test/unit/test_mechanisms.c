@@ -13,22 +13,9 @@
 
 #include "dp_counter.h"
 #include "tap.h"
+#include "test_support.h"
 
 static dp_random rng;
-
-static dp_counter *
-new_counter(const dp_mechanism *mechanism)
-{
-	dp_counter *counter = malloc(dp_counter_size(mechanism));
-	const char *field = NULL;
-
-	if (dp_counter_start(counter, mechanism, &rng, &field) != DP_OK)
-	{
-		printf("Bail out! could not start a counter (%s)\n", field ? field : "-");
-		exit(1);
-	}
-	return counter;
-}
 
 static double
 scale_of(uint64_t sensitivity, double epsilon)
@@ -46,25 +33,6 @@ typedef struct expected_noise
 	double		scale[EXPECTED_GROUPS];
 	int64_t		terms[EXPECTED_GROUPS];
 } expected_noise;
-
-/* terms of the balanced digits of t in base k (odd): the sum of |d_j| */
-static int64_t
-balanced_terms(int64_t t, int64_t k)
-{
-	int64_t		h = (k - 1) / 2,
-				terms = 0;
-
-	while (t != 0)
-	{
-		int64_t		d = t % k;
-
-		if (d > h)
-			d -= k;
-		terms += d < 0 ? -d : d;
-		t = (t - d) / k;
-	}
-	return terms;
-}
 
 static int64_t
 ceil_log2(int64_t x)
@@ -189,7 +157,7 @@ expected_for(const dp_mechanism *m, int64_t t)
 					block++;
 				}
 				e.scale[block] = scale_of((uint64_t) (block + 1) * n, m->epsilon);
-				e.terms[block] = balanced_terms(t - start, k);
+				e.terms[block] = test_balanced_terms(t - start, k);
 			}
 			break;
 		case DP_MECHANISM_PPCUM:
@@ -248,7 +216,7 @@ static const config configs[] = {
 static void
 test_error_formula(const config *c)
 {
-	dp_counter *counter = new_counter(&c->mechanism);
+	dp_counter *counter = test_start_counter(&c->mechanism, &rng);
 	double		sum[4] = {0}, sum_sq[4] = {0};
 	double		implementation_variance[4] = {0};
 
@@ -319,7 +287,7 @@ test_error_formula(const config *c)
 static void
 test_continuation(const config *c)
 {
-	dp_counter *original = new_counter(&c->mechanism);
+	dp_counter *original = test_start_counter(&c->mechanism, &rng);
 	size_t		size = dp_counter_size(&c->mechanism);
 	dp_counter *from_binary = malloc(size);
 	dp_counter *from_text = malloc(size);
@@ -382,7 +350,7 @@ static void
 test_stored_accumulator(const char *label, dp_mechanism mechanism, int node,
 						int64_t steps, int64_t covered_from, double scale)
 {
-	dp_counter *counter = new_counter(&mechanism);
+	dp_counter *counter = test_start_counter(&mechanism, &rng);
 	double		sum = 0, sum_sq = 0, variance, fourth;
 
 	for (int trial = 0; trial < TRIALS; trial++)
@@ -455,7 +423,7 @@ static void
 ppcum_view_histogram(double epsilon, int64_t last, long *counts)
 {
 	dp_mechanism mechanism = M(DP_MECHANISM_PPCUM, epsilon, 2, 1, 0, 0);
-	dp_counter *counter = new_counter(&mechanism);
+	dp_counter *counter = test_start_counter(&mechanism, &rng);
 
 	memset(counts, 0, sizeof(long) * HISTOGRAM_CELLS);
 	for (long run = 0; run < HISTOGRAM_RUNS; run++)
@@ -543,7 +511,7 @@ test_consistent_output(void)
 
 	for (size_t i = 0; i < sizeof(mechanisms) / sizeof(mechanisms[0]); i++)
 	{
-		dp_counter *counter = new_counter(&mechanisms[i]);
+		dp_counter *counter = test_start_counter(&mechanisms[i], &rng);
 		long		broken = 0, lagging = 0;
 
 		for (int stream = 0; stream < 200; stream++)

@@ -15,31 +15,13 @@
 #include "dp_counter.h"
 #include "dp_gaussian.h"
 #include "tap.h"
+#include "test_support.h"
 
 #define TRIALS 8000
-/* two-sided normal quantile for p = 1e-6 */
-#define Z_1E6 4.891638
 /* C(62, 31): one more than the largest horizon */
 #define C_62_31 465428353255261088LL
 
 static dp_random rng;
-
-static dp_mechanism
-parse(const char *text)
-{
-	dp_mechanism mechanism;
-	dp_parse_error error;
-	const char *cursor = text;
-	const char *field;
-
-	if (dp_mechanism_parse(&cursor, &mechanism, &error) != DP_OK ||
-		dp_mechanism_validate(&mechanism, &field) != DP_OK)
-	{
-		printf("Bail out! %s does not parse or validate\n", text);
-		exit(1);
-	}
-	return mechanism;
-}
 
 /*
  * The design written out independently: for each k, the least h with
@@ -120,7 +102,7 @@ test_design(void)
 	for (int64_t t = 1; t <= 3000 + (int64_t) (sizeof(spot) / sizeof(spot[0])); t++)
 	{
 		int64_t		horizon = t <= 3000 ? t : spot[t - 3001];
-		dp_mechanism m = parse("smooth_binary(rho=0.5,horizon=1)");
+		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1)");
 		dp_counter	header;
 		const char *field;
 		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
@@ -239,7 +221,7 @@ test_exact_sums(int64_t horizon, int64_t max_per_step)
 
 	snprintf(text, sizeof(text), "smooth_binary(rho=0.5,horizon=%lld,max_per_step=%lld)",
 			 (long long) horizon, (long long) max_per_step);
-	m = parse(text);
+	m = test_mechanism(text);
 	a = malloc(dp_counter_size(&m));
 	b = malloc(dp_counter_size(&m));
 	dp_random_init_keyed(&stream_a, "exact", 5);
@@ -271,7 +253,7 @@ test_exact_sums(int64_t horizon, int64_t max_per_step)
 static void
 test_error(const char *text, const int64_t *points, int64_t steps)
 {
-	dp_mechanism m = parse(text);
+	dp_mechanism m = test_mechanism(text);
 	dp_counter *counter = malloc(dp_counter_size(&m));
 	double		sum[4] = {0}, second[4] = {0}, fourth[4] = {0}, own[4] = {0};
 	double		expected = formula(&m);
@@ -315,9 +297,9 @@ test_error(const char *text, const int64_t *points, int64_t steps)
 					m4 = fourth[i] / TRIALS;
 		double		spread = sqrt((m4 - m2 * m2) / TRIALS);
 
-		tap_ok(fabs(mean) <= Z_1E6 * sqrt(m2 / TRIALS) && fabs(m2 - expected) <= Z_1E6 * spread,
+		tap_ok(fabs(mean) <= Z_TWO_SIDED_1E6 * sqrt(m2 / TRIALS) && fabs(m2 - expected) <= Z_TWO_SIDED_1E6 * spread,
 			   "%s, t = %lld: error mean %.3f, variance %.3f vs formula %.3f (band +-%.3f)",
-			   text, (long long) points[i], mean, m2, expected, Z_1E6 * spread);
+			   text, (long long) points[i], mean, m2, expected, Z_TWO_SIDED_1E6 * spread);
 		tap_ok(fabs(own[i] - expected) <= 1e-9 * expected, "%s, t = %lld: the noise description agrees (%.6g)",
 			   text, (long long) points[i], own[i]);
 	}
@@ -335,7 +317,7 @@ variance_profile(const char *kind, int64_t horizon, double *mean, double *min, d
 	double		total = 0;
 
 	snprintf(text, sizeof(text), "%s(rho=0.5,horizon=%lld)", kind, (long long) horizon);
-	m = parse(text);
+	m = test_mechanism(text);
 	dp_counter_prepare(&header, &m, &field);
 	*max = 0;
 	*min = INFINITY;
@@ -420,7 +402,7 @@ round_trip(const dp_counter *original, dp_counter *binary_copy, dp_counter *text
 static void
 test_store_continue(const char *text, int64_t steps)
 {
-	dp_mechanism m = parse(text);
+	dp_mechanism m = test_mechanism(text);
 	size_t		size = dp_counter_size(&m);
 	dp_counter *original = malloc(size),
 			   *copy = malloc(size),
@@ -481,7 +463,7 @@ test_largest_horizon(void)
 
 	snprintf(text, sizeof(text), "smooth_binary(rho=0.5,horizon=%lld,max_per_step=1000)",
 			 (long long) (C_62_31 - 1));
-	m = parse(text);
+	m = test_mechanism(text);
 	size = dp_counter_size(&m);
 	fresh = malloc(size);
 	a = malloc(size);
@@ -558,7 +540,7 @@ test_refusals(void)
 			   "%s is refused (%s)", bad[i], culprit ? culprit : "?");
 	}
 	{
-		dp_mechanism m = parse(largest);
+		dp_mechanism m = test_mechanism(largest);
 		dp_mechanism round;
 		char		text[DP_MECHANISM_TEXT_BYTES];
 		const char *cursor = text;
@@ -570,7 +552,7 @@ test_refusals(void)
 			   "the largest horizon is accepted and its text form round-trips: %s", text);
 	}
 	{
-		dp_mechanism m = parse("smooth_binary(rho=0.5,horizon=1000,consistent=true,contributions=3)");
+		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1000,consistent=true,contributions=3)");
 		double		bound;
 		const char *field;
 

@@ -15,29 +15,11 @@
 #include "dp_counter.h"
 #include "dp_gaussian.h"
 #include "tap.h"
+#include "test_support.h"
 
 #define TRIALS 8000
-/* two-sided normal quantile for p = 1e-6 */
-#define Z_1E6 4.891638
 
 static dp_random rng;
-
-static dp_mechanism
-parse(const char *text)
-{
-	dp_mechanism mechanism;
-	dp_parse_error error;
-	const char *cursor = text;
-	const char *field;
-
-	if (dp_mechanism_parse(&cursor, &mechanism, &error) != DP_OK ||
-		dp_mechanism_validate(&mechanism, &field) != DP_OK)
-	{
-		printf("Bail out! %s does not parse or validate\n", text);
-		exit(1);
-	}
-	return mechanism;
-}
 
 /* Var of N_Z(0, sensitivity^2 / (2 rho)) as dp_gaussian rounds it */
 static double
@@ -62,29 +44,16 @@ formula(const char *kind, const dp_mechanism *m, int64_t t, const dp_counter *co
 	}
 	if (strcmp(kind, "balanced") == 0)
 	{
-		int64_t		k = m->block,
-					h = (k - 1) / 2,
-					power = 1,
-					terms = 0,
-					rest = t;
+		int64_t		power = 1;
 		int			levels = 0;
 
 		while ((power - 1) / 2 < m->horizon)
 		{
-			power *= k;
+			power *= m->block;
 			levels++;
 		}
-		while (rest != 0)
-		{
-			int64_t		d = rest % k;
-
-			if (d > h)
-				d -= k;
-			terms += d < 0 ? -d : d;
-			rest = (rest - d) / k;
-		}
-		return terms * gaussian_variance((uint64_t) levels * m->max_per_step * m->max_per_step,
-										 m->epsilon);
+		return test_balanced_terms(t, m->block) *
+			gaussian_variance((uint64_t) levels * m->max_per_step * m->max_per_step, m->epsilon);
 	}
 	/* blt: sum_n H_n^2 times the encoded noise's variance, in units of 2^-F */
 	{
@@ -101,7 +70,7 @@ formula(const char *kind, const dp_mechanism *m, int64_t t, const dp_counter *co
 static void
 test_error(const char *kind, const char *text, const int64_t *points, int64_t steps)
 {
-	dp_mechanism m = parse(text);
+	dp_mechanism m = test_mechanism(text);
 	dp_counter *counter = malloc(dp_counter_size(&m));
 	double		sum[4] = {0}, second[4] = {0}, fourth[4] = {0}, own[4] = {0}, expected[4] = {0};
 
@@ -143,10 +112,10 @@ test_error(const char *kind, const char *text, const int64_t *points, int64_t st
 		double		rounding = strcmp(kind, "blt") == 0 ? 0.25 : 0.0;
 		double		spread = sqrt((m4 - m2 * m2) / TRIALS);
 
-		tap_ok(fabs(mean) <= Z_1E6 * sqrt(m2 / TRIALS) &&
-			   m2 >= expected[i] - Z_1E6 * spread && m2 <= expected[i] + rounding + Z_1E6 * spread,
+		tap_ok(fabs(mean) <= Z_TWO_SIDED_1E6 * sqrt(m2 / TRIALS) &&
+			   m2 >= expected[i] - Z_TWO_SIDED_1E6 * spread && m2 <= expected[i] + rounding + Z_TWO_SIDED_1E6 * spread,
 			   "%s, t = %lld: error mean %.3f, variance %.3f vs formula %.3f (band +-%.3f)",
-			   text, (long long) points[i], mean, m2, expected[i], Z_1E6 * spread);
+			   text, (long long) points[i], mean, m2, expected[i], Z_TWO_SIDED_1E6 * spread);
 		tap_ok(fabs(own[i] - expected[i]) <= 1e-9 * expected[i],
 			   "%s, t = %lld: the mechanism's own noise description agrees (%.6g)",
 			   text, (long long) points[i], own[i]);
@@ -158,7 +127,7 @@ test_error(const char *kind, const char *text, const int64_t *points, int64_t st
 static void
 test_store_continue(const char *text, int64_t steps)
 {
-	dp_mechanism m = parse(text);
+	dp_mechanism m = test_mechanism(text);
 	size_t		size = dp_counter_size(&m);
 	dp_counter *original = malloc(size),
 			   *copy = malloc(size);
@@ -194,7 +163,7 @@ test_store_continue(const char *text, int64_t steps)
 static void
 test_text_and_refusals(void)
 {
-	dp_mechanism m = parse("blt(rho=0.5,horizon=1000)");
+	dp_mechanism m = test_mechanism("blt(rho=0.5,horizon=1000)");
 	char		text[DP_MECHANISM_TEXT_BYTES];
 	const char *bad[] = {
 		"blt(epsilon=1,horizon=1000)",	/* BLT is zCDP only */

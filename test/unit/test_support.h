@@ -1,0 +1,71 @@
+/*
+ * test_support.h
+ *		Helpers the C unit tests share: a mechanism from its text form and a
+ *		started counter, each bailing out of the TAP run when it cannot be
+ *		made (a test's own setup failing is not a check that failed).
+ */
+#ifndef DP_TEST_SUPPORT_H
+#define DP_TEST_SUPPORT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dp_counter.h"
+
+/* The mechanism of a text form, parsed and validated. */
+static inline dp_mechanism
+test_mechanism(const char *text)
+{
+	dp_mechanism mechanism;
+	dp_parse_error error;
+	const char *cursor = text;
+	const char *field;
+
+	if (dp_mechanism_parse(&cursor, &mechanism, &error) != DP_OK ||
+		dp_mechanism_validate(&mechanism, &field) != DP_OK)
+	{
+		printf("Bail out! %s does not parse or validate\n", text);
+		exit(1);
+	}
+	return mechanism;
+}
+
+/* A counter of the mechanism at step 0, in storage of its own (free it). */
+static inline dp_counter *
+test_start_counter(const dp_mechanism *mechanism, dp_random *rng)
+{
+	dp_counter *counter = malloc(dp_counter_size(mechanism));
+	const char *field = NULL;
+
+	if (counter == NULL || dp_counter_start(counter, mechanism, rng, &field) != DP_OK)
+	{
+		printf("Bail out! could not start a counter (%s)\n", field ? field : "-");
+		exit(1);
+	}
+	return counter;
+}
+
+/*
+ * The noise terms of a balanced-digit release at t, written out
+ * independently of the mechanism: the sum of |d_j| over the digits of t in
+ * [-(k - 1) / 2, (k - 1) / 2], odd k.
+ */
+static inline int64_t
+test_balanced_terms(int64_t t, int64_t k)
+{
+	int64_t		h = (k - 1) / 2,
+				terms = 0;
+
+	while (t != 0)
+	{
+		int64_t		d = t % k;
+
+		if (d > h)
+			d -= k;
+		terms += d < 0 ? -d : d;
+		t = (t - d) / k;
+	}
+	return terms;
+}
+
+#endif							/* DP_TEST_SUPPORT_H */
