@@ -67,8 +67,14 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 									   class.l2_squared_units * unit * unit * class.share_denominator,
 									   counter->mechanism.epsilon, &scale);
 	else
-		status = dp_scale_for(class.l1_units * unit * class.share_denominator,
-							  counter->mechanism.epsilon, &scale);
+	{
+		/* a weighted budget is cut to the accepted range: more noise, never less */
+		double		budget = counter->mechanism.epsilon * class.budget_weight;
+
+		if (budget > DP_EPSILON_MAX)
+			budget = DP_EPSILON_MAX;
+		status = dp_scale_for(class.l1_units * unit * class.share_denominator, budget, &scale);
+	}
 
 	/*
 	 * Not reached: each kind's validation keeps its sensitivities in range.

@@ -69,6 +69,13 @@ typedef struct dp_noise_class
 	 * whose sensitivity is not a whole number of units: dp_blt.c).
 	 */
 	bool		l2_absolute;
+	/*
+	 * The class's budget is epsilon * budget_weight / share_denominator
+	 * (Laplace only): a real weight for mechanisms whose classes spend
+	 * unequal, non-integral parts (dp_expiring.c).  1 for every other
+	 * class; a budget above DP_EPSILON_MAX is cut to it (more noise).
+	 */
+	double		budget_weight;
 } dp_noise_class;
 
 typedef struct dp_counter_kind
@@ -78,6 +85,8 @@ typedef struct dp_counter_kind
 	bool		bounded;		/* needs a horizon; refuses step horizon + 1 */
 	bool		has_block;		/* takes a block size (two_level) or an arity (kary) */
 	const char *block_name;		/* its name in the text form: "block", "arity" */
+	bool		block_may_be_zero;	/* a delay of 0 steps (dp_expiring) */
+	const char *shape_name;		/* its real parameter's name (dp_mechanism.shape), or NULL */
 	/* the value an absent block gets, from a valid horizon */
 	int64_t		(*default_block) (int64_t horizon);
 	uint32_t	accepted_flags; /* DP_FLAG_* options it supports */
@@ -216,6 +225,7 @@ dp_noise_class_nodes(dp_noise_class *out, uint64_t nodes, uint64_t share_denomin
 	out->l2_squared_units = nodes;
 	out->share_denominator = share_denominator;
 	out->l2_absolute = false;
+	out->budget_weight = 1;
 	return true;
 }
 
@@ -296,7 +306,7 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 										  const char **field);
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
-#define DP_COUNTER_FORMAT_VERSION 4	/* versions 1 (0.1.0), 2 and 3 are still read */
+#define DP_COUNTER_FORMAT_VERSION 5	/* written only with a real parameter; 4 otherwise; 1 to 3 are still read */
 /* The public prefix of the binary form: mechanism, node count and steps. */
 #define DP_COUNTER_PUBLIC_BYTES 56
 /* DP_ERROR_OVERFLOW when a stored node would be beyond what decoders accept. */

@@ -137,10 +137,17 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		return DP_ERROR_SENSITIVITY;
 	}
 	/* the kind checks the range of its block (dp_two_level.c, dp_kary.c) */
-	if (kind->has_block ? mechanism->block < 1 : mechanism->block != 0)
+	if (kind->has_block ? mechanism->block < (kind->block_may_be_zero ? 0 : 1) :
+		mechanism->block != 0)
 	{
 		*field = kind->has_block ? kind->block_name : "block";
 		return DP_ERROR_BLOCK;
+	}
+	/* the kind checks the range of its real parameter; no other kind has one */
+	if (!kind->shape_name && mechanism->shape != 0)
+	{
+		*field = "shape";
+		return DP_ERROR_FORMAT;
 	}
 	return kind->validate ? kind->validate(mechanism, field) : DP_OK;
 }
@@ -182,6 +189,9 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	if (kind && kind->has_block)
 		length += snprintf(buffer + length, size - length, ",%s=%lld", kind->block_name,
 						   (long long) mechanism->block);
+	if (kind && kind->shape_name)
+		length += snprintf(buffer + length, size - length, ",%s=%.17g", kind->shape_name,
+						   mechanism->shape);
 	length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
 					   (long long) mechanism->max_per_step);
 	if (mechanism->flags & DP_FLAG_PAN_PRIVATE)
@@ -237,7 +247,8 @@ enum
 	SEEN_KEY = 1 << 6,
 	SEEN_CONTRIBUTIONS = 1 << 7,
 	SEEN_PER_OBSERVATION = 1 << 8,
-	SEEN_RHO = 1 << 9
+	SEEN_RHO = 1 << 9,
+	SEEN_SHAPE = 1 << 10
 };
 
 static const struct
@@ -251,6 +262,10 @@ static const struct
 	{"max_per_step", SEEN_MAX_PER_STEP},
 	{"block", SEEN_BLOCK},
 	{"arity", SEEN_BLOCK},
+	{"delay", SEEN_BLOCK},
+	{"window", SEEN_BLOCK},
+	{"lambda", SEEN_SHAPE},
+	{"past_ratio", SEEN_SHAPE},
 	{"pan_private", SEEN_PAN_PRIVATE},
 	{"consistent", SEEN_CONSISTENT},
 	{"key", SEEN_KEY},
@@ -279,7 +294,8 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		}
 	/* "block" and "arity" are one field, each the name of its kind's */
 	if (bit == 0 || (bit == SEEN_HORIZON && !kind->bounded) ||
-		(bit == SEEN_BLOCK && (!kind->has_block || strcmp(parameter, kind->block_name) != 0)))
+		(bit == SEEN_BLOCK && (!kind->has_block || strcmp(parameter, kind->block_name) != 0)) ||
+		(bit == SEEN_SHAPE && (!kind->shape_name || strcmp(parameter, kind->shape_name) != 0)))
 		return fail(error, "mechanism", "unknown parameter for this mechanism");
 
 	/* "last one wins" would let two readers of one text disagree */
@@ -310,6 +326,10 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		case SEEN_BLOCK:
 			if (!dp_text_int64(cursor, &mechanism->block))
 				return fail(error, field, "expected an integer");
+			break;
+		case SEEN_SHAPE:
+			if (!dp_text_double(cursor, &mechanism->shape))
+				return fail(error, field, "expected a decimal number");
 			break;
 		case SEEN_PAN_PRIVATE:
 			if (!parse_flag(cursor, mechanism, DP_FLAG_PAN_PRIVATE))
@@ -387,6 +407,8 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 		return fail(error, "epsilon", "missing");
 	if (kind->bounded && !(seen & SEEN_HORIZON))
 		return fail(error, "horizon", "missing");
+	if (kind->shape_name && !(seen & SEEN_SHAPE))
+		return fail(error, kind->shape_name, "missing");
 	/* only an absent block gets the default; block=0 is left for validation to refuse */
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
 		(!kind->bounded || (mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)))

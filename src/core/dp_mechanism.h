@@ -79,6 +79,13 @@ typedef struct dp_mechanism
 	int64_t		block;			/* block size of two_level, else 0 */
 	char		key[DP_KEY_NAME_MAX + 1];	/* with DP_FLAG_KEYED, else all zero */
 	int64_t		contributions;	/* with DP_FLAG_PERSON, else 0 */
+	/*
+	 * A kind's real parameter, named in its text form (dp_counter_kind's
+	 * shape_name: lambda of dp_expiring, past_ratio of its baseline); 0
+	 * for the kinds without one.  Last, so the raw-struct datums of 0.1.0
+	 * to 0.6.0 are prefixes of this struct.
+	 */
+	double		shape;
 } dp_mechanism;
 
 /*

@@ -47,7 +47,10 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 									offsetof(dp_mechanism, key))
 #define DP_MECHANISM_DATUM_V3_SIZE (offsetof(DpMechanismDatum, mechanism) + \
 									offsetof(dp_mechanism, contributions))
-#define DP_MECHANISM_DATUM_V4_SIZE sizeof(DpMechanismDatum)
+#define DP_MECHANISM_DATUM_V4_SIZE (offsetof(DpMechanismDatum, mechanism) + \
+									offsetof(dp_mechanism, shape))
+/* the binary protocol's version with a real parameter; 5 without one */
+#define DP_MECHANISM_WIRE_SHAPE_VERSION 6
 
 /*
  * The stored bytes as a mechanism; not validated.  Version 5 (0.7.0) is the
@@ -199,7 +202,8 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	StringInfoData buffer;
 
 	pq_begintypsend(&buffer);
-	pq_sendint8(&buffer, DP_MECHANISM_DATUM_VERSION);
+	pq_sendint8(&buffer, mechanism->shape != 0 ? DP_MECHANISM_WIRE_SHAPE_VERSION :
+				DP_MECHANISM_DATUM_VERSION);
 	pq_sendint32(&buffer, (uint32) mechanism->kind);
 	pq_sendint32(&buffer, mechanism->flags);
 	pq_sendfloat8(&buffer, mechanism->epsilon);
@@ -208,6 +212,8 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	pq_sendint64(&buffer, mechanism->block);
 	pq_sendbytes(&buffer, mechanism->key, sizeof(mechanism->key));
 	pq_sendint64(&buffer, mechanism->contributions);
+	if (mechanism->shape != 0)
+		pq_sendfloat8(&buffer, mechanism->shape);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
@@ -222,7 +228,7 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 
 	memset(&mechanism, 0, sizeof(mechanism));
 	version = pq_getmsgint(buffer, 1);
-	if (version < 1 || version > DP_MECHANISM_DATUM_VERSION)
+	if (version < 1 || version > DP_MECHANISM_WIRE_SHAPE_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid binary representation of type dp_mechanism"),
@@ -238,6 +244,8 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 		pq_copymsgbytes(buffer, mechanism.key, sizeof(mechanism.key));
 	if (version >= 4)
 		mechanism.contributions = pq_getmsgint64(buffer);
+	if (version >= DP_MECHANISM_WIRE_SHAPE_VERSION)
+		mechanism.shape = pq_getmsgfloat8(buffer);
 	if (dp_mechanism_validate(&mechanism, &field) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),

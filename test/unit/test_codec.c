@@ -82,7 +82,7 @@ test_refusals(void)
 		   "a trailing byte is refused");
 
 	memcpy(edited, buffer, size);
-	edited[0] = 2;
+	edited[0] = 3;
 	tap_ok(dp_mechanism_decode(edited, size, &back, &error) != DP_OK &&
 		   strcmp(error.field, "version") == 0, "an unknown codec version is refused");
 	memcpy(edited, buffer, size);

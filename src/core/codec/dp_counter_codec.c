@@ -24,6 +24,11 @@
  *   160 i64 contributions (person level, else 0)
  * and its nodes start at 168.
  *
+ * Version 5 (0.10.0), written only for a mechanism with a real parameter
+ * (dp_mechanism.shape; the others keep version 4), adds
+ *   168 f64 the parameter
+ * and its nodes start at 176.
+ *
  * Versions 1 (dp_stream 0.1.0, Binary only: no block field, nodes at 48) and
  * 2 (nodes at 56) are still read, without a noise key.  The consistent
  * release, when that option is set, is the last node.  The text form is
@@ -44,14 +49,23 @@
 #define KEY_NAME_OFFSET 96
 #define HEADER_BYTES_V3 160
 #define CONTRIBUTIONS_OFFSET 160
-#define HEADER_BYTES 168
+#define HEADER_BYTES_V4 168
+#define SHAPE_OFFSET 168
+#define HEADER_BYTES_V5 176
 #define TEXT_VERSION 2
 
 static size_t
 header_bytes(int version)
 {
 	return version == 1 ? HEADER_BYTES_V1 : version == 2 ? HEADER_BYTES_V2 :
-		version == 3 ? HEADER_BYTES_V3 : HEADER_BYTES;
+		version == 3 ? HEADER_BYTES_V3 : version == 4 ? HEADER_BYTES_V4 : HEADER_BYTES_V5;
+}
+
+/* the version written: 5 exactly when the mechanism has a real parameter */
+static int
+written_version(const dp_mechanism *mechanism)
+{
+	return mechanism->shape != 0 ? 5 : 4;
 }
 
 static dp_status
@@ -97,7 +111,7 @@ dp_counter_check_storable(const dp_counter *counter)
 size_t
 dp_counter_serialized_size(const dp_counter *counter)
 {
-	return HEADER_BYTES + 16 * (size_t) counter->node_count;
+	return header_bytes(written_version(&counter->mechanism)) + 16 * (size_t) counter->node_count;
 }
 
 void
@@ -105,10 +119,12 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 {
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
 	uint64_t	epsilon_bits;
+	int			version = written_version(&counter->mechanism);
+	size_t		header = header_bytes(version);
 
 	memcpy(&epsilon_bits, &counter->mechanism.epsilon, sizeof(epsilon_bits));
-	memset(out, 0, HEADER_BYTES);
-	out[0] = DP_COUNTER_FORMAT_VERSION;
+	memset(out, 0, header);
+	out[0] = (unsigned char) version;
 	dp_put_u32(out + 4, (uint32_t) counter->mechanism.kind);
 	dp_put_u32(out + 8, counter->mechanism.flags);
 	dp_put_u32(out + 12, (uint32_t) counter->node_count);
@@ -122,14 +138,16 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
 	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
 	dp_put_u64(out + CONTRIBUTIONS_OFFSET, (uint64_t) counter->mechanism.contributions);
+	if (version >= 5)
+		dp_put_f64(out + SHAPE_OFFSET, counter->mechanism.shape);
 
 	dp_counter_persisted_nodes(counter, nodes);
 	for (int i = 0; i < counter->node_count; i++)
 	{
 		dp_uint128	bits = (dp_uint128) nodes[i];
 
-		dp_put_u64(out + HEADER_BYTES + 16 * i, (uint64_t) bits);
-		dp_put_u64(out + HEADER_BYTES + 16 * i + 8, (uint64_t) (bits >> 64));
+		dp_put_u64(out + header + 16 * i, (uint64_t) bits);
+		dp_put_u64(out + header + 16 * i + 8, (uint64_t) (bits >> 64));
 	}
 }
 
@@ -204,6 +222,15 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	}
 	if (data[0] >= 4)
 		mechanism->contributions = (int64_t) dp_get_u64(data + CONTRIBUTIONS_OFFSET);
+	if (data[0] >= 5)
+	{
+		mechanism->shape = dp_get_f64(data + SHAPE_OFFSET);
+		if (mechanism->shape == 0)
+			return fail(error, "version", "version 5 without a real parameter");
+	}
+	else if (dp_counter_kind_by_id(mechanism->kind) &&
+			 dp_counter_kind_by_id(mechanism->kind)->shape_name)
+		return fail(error, "version", "a mechanism with a real parameter needs version 5");
 
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");

@@ -11,6 +11,10 @@
  *   4  u32  flags                   48 u8  key length (keyed), else 0
  *   8  f64  epsilon                 49 the key's characters, no terminator
  *   16 i64  horizon (bounded), else 0
+ *
+ * Codec version 2 (0.10.0), written only for the kinds with a real
+ * parameter (dp_mechanism.shape), puts it at 49 as an f64 and the key's
+ * characters at 57; every other mechanism keeps version 1, byte for byte.
  */
 #include "dp_mechanism.h"
 
@@ -19,7 +23,9 @@
 #include "dp_bytes.h"
 
 #define CODEC_VERSION 1
+#define CODEC_VERSION_SHAPE 2
 #define FIXED_BYTES 49
+#define SHAPE_BYTES 8
 
 static dp_status
 fail(dp_parse_error *error, const char *field, const char *problem)
@@ -41,19 +47,27 @@ key_length(const dp_mechanism *mechanism)
 	return length;
 }
 
+/* version 2 exactly when the mechanism has a real parameter */
+static bool
+has_shape(const dp_mechanism *mechanism)
+{
+	return mechanism->shape != 0;
+}
+
 size_t
 dp_mechanism_encoded_size(const dp_mechanism *mechanism)
 {
-	return FIXED_BYTES + key_length(mechanism);
+	return FIXED_BYTES + (has_shape(mechanism) ? SHAPE_BYTES : 0) + key_length(mechanism);
 }
 
 void
 dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out)
 {
 	size_t		length = key_length(mechanism);
+	size_t		key_offset = FIXED_BYTES + (has_shape(mechanism) ? SHAPE_BYTES : 0);
 
-	memset(out, 0, FIXED_BYTES);
-	out[0] = CODEC_VERSION;
+	memset(out, 0, key_offset);
+	out[0] = has_shape(mechanism) ? CODEC_VERSION_SHAPE : CODEC_VERSION;
 	out[1] = (unsigned char) mechanism->kind;
 	dp_put_u32(out + 4, mechanism->flags);
 	dp_put_f64(out + 8, mechanism->epsilon);
@@ -62,7 +76,9 @@ dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out)
 	dp_put_u64(out + 32, (uint64_t) mechanism->block);
 	dp_put_u64(out + 40, (uint64_t) mechanism->contributions);
 	out[48] = (unsigned char) length;
-	memcpy(out + FIXED_BYTES, mechanism->key, length);
+	if (has_shape(mechanism))
+		dp_put_f64(out + FIXED_BYTES, mechanism->shape);
+	memcpy(out + key_offset, mechanism->key, length);
 }
 
 /*
@@ -75,20 +91,22 @@ dp_mechanism_decode(const unsigned char *data, size_t length, dp_mechanism *mech
 					dp_parse_error *error)
 {
 	size_t		key;
+	size_t		key_offset;
 
-	if (length < 1 || data[0] != CODEC_VERSION)
+	if (length < 1 || (data[0] != CODEC_VERSION && data[0] != CODEC_VERSION_SHAPE))
 		return fail(error, "version", "unsupported mechanism codec version");
-	if (length < FIXED_BYTES)
+	key_offset = FIXED_BYTES + (data[0] == CODEC_VERSION_SHAPE ? SHAPE_BYTES : 0);
+	if (length < key_offset)
 		return fail(error, "length", "shorter than a mechanism");
 	if (data[2] != 0 || data[3] != 0)
 		return fail(error, "reserved", "reserved bytes are not zero");
 	key = data[48];
 	if (key > DP_KEY_NAME_MAX)
 		return fail(error, "key", "key name longer than 63 characters");
-	if (length != FIXED_BYTES + key)
+	if (length != key_offset + key)
 		return fail(error, "length", "length does not match the key name");
 	/* one mechanism, one stored form: no padding inside the name */
-	if (memchr(data + FIXED_BYTES, '\0', key) != NULL)
+	if (memchr(data + key_offset, '\0', key) != NULL)
 		return fail(error, "key", "key name with a NUL character");
 
 	memset(mechanism, 0, sizeof(*mechanism));
@@ -99,6 +117,13 @@ dp_mechanism_decode(const unsigned char *data, size_t length, dp_mechanism *mech
 	mechanism->max_per_step = (int64_t) dp_get_u64(data + 24);
 	mechanism->block = (int64_t) dp_get_u64(data + 32);
 	mechanism->contributions = (int64_t) dp_get_u64(data + 40);
-	memcpy(mechanism->key, data + FIXED_BYTES, key);
+	if (data[0] == CODEC_VERSION_SHAPE)
+	{
+		mechanism->shape = dp_get_f64(data + FIXED_BYTES);
+		/* one mechanism, one stored form: version 2 only with a parameter */
+		if (mechanism->shape == 0)
+			return fail(error, "version", "version 2 without a real parameter");
+	}
+	memcpy(mechanism->key, data + key_offset, key);
 	return DP_OK;
 }

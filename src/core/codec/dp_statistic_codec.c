@@ -54,7 +54,7 @@ same_mechanism(const dp_mechanism *a, const dp_mechanism *b)
 	return a->kind == b->kind && a->flags == b->flags && a->epsilon == b->epsilon &&
 		a->horizon == b->horizon && a->max_per_step == b->max_per_step &&
 		a->block == b->block && memcmp(a->key, b->key, sizeof(a->key)) == 0 &&
-		a->contributions == b->contributions;
+		a->contributions == b->contributions && a->shape == b->shape;
 }
 
 static dp_status

@@ -986,6 +986,7 @@ blt_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 	out->l2_squared_units = squared;
 	out->share_denominator = 1;
 	out->l2_absolute = true;
+	out->budget_weight = 1;
 	return true;
 }
 

@@ -1,0 +1,495 @@
+/*
+ * dp_delayed_tree.c
+ *		The engine of the delayed dyadic-interval counter (see
+ *		dp_delayed_tree.h for the construction and its privacy argument).
+ *
+ * A step t does, in this order:
+ *   1. close the intervals ending at t (levels l with 2^l | t): their
+ *      accumulators take the running total, and with the pan-private
+ *      option a second, fresh noise term;
+ *   2. let the intervals that become usable at t join the release, lowest
+ *      level first: the leaf t, then per group the run of levels whose
+ *      interval ends at t - D_l; a joining interval replaces its two
+ *      children, which left the cover of the level below;
+ *   3. open the next interval of each level closed in 1.
+ * Joining before opening lets a slot be reused in the step its previous
+ * interval leaves the cover, which is what the ring sizes assume.
+ */
+#include "dp_delayed_tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+bool
+dp_delayed_tree_of(const dp_mechanism *mechanism, dp_delayed_tree *tree)
+{
+	if (mechanism->kind == DP_MECHANISM_EXPIRING)
+		return dp_expiring_tree(mechanism, tree);
+	if (mechanism->kind == DP_MECHANISM_EXPIRING_BASELINE)
+		return dp_expiring_baseline_tree(mechanism, tree);
+	return false;
+}
+
+/* D_l = doubling (2^l - 1) + constant for the group holding l; 0 for level 0 */
+static int64_t
+group_delay(const dp_delay_group *group, int level)
+{
+	return group->doubling * ((((int64_t) 1) << level) - 1) + group->constant;
+}
+
+static const dp_delay_group *
+group_of(const dp_delayed_tree *tree, int level)
+{
+	for (int g = 0; g < tree->group_count; g++)
+		if (level >= tree->groups[g].first && level <= tree->groups[g].last)
+			return &tree->groups[g];
+	return NULL;
+}
+
+int64_t
+dp_delayed_tree_delay(const dp_delayed_tree *tree, int level)
+{
+	const dp_delay_group *group = group_of(tree, level);
+
+	return group ? group_delay(group, level) : 0;
+}
+
+int
+dp_delayed_tree_class(const dp_delayed_tree *tree, int level)
+{
+	if (tree->split < 0)
+		return level;
+	return level <= tree->split ? 0 : 1;
+}
+
+/*
+ * An interval k of level l opens at step (k - 1) 2^l and is needed until
+ * its parent joins, at ceil(k / 2) 2^(l+1) + D_(l+1) <= (k + 1) 2^l +
+ * D_(l+1); the interval R slots later opens at (k + R - 1) 2^l, which is
+ * no earlier when R >= 2 + D_(l+1) / 2^l.  The top level has no parent,
+ * and its group's formula continued one level up is an upper bound there
+ * (a stream of at most 2^62 steps opens at most three of its intervals).
+ */
+int
+dp_delayed_tree_ring(const dp_delayed_tree *tree, int level)
+{
+	const dp_delay_group *group = group_of(tree, level + 1 < tree->levels ? level + 1 : level);
+	dp_int128	next_delay = 0;
+
+	if (group)
+		next_delay = (dp_int128) group->doubling * ((((dp_int128) 1) << (level + 1)) - 1) +
+			group->constant;
+	return 2 + (int) ((next_delay + (((dp_int128) 1) << level) - 1) >> level);
+}
+
+int
+dp_delayed_tree_node_count(const dp_delayed_tree *tree)
+{
+	int			count = 0;
+
+	for (int level = 0; level < tree->levels; level++)
+		count += dp_delayed_tree_ring(tree, level);
+	return count;
+}
+
+/* the slot of interval k of a level whose ring starts at `offset` */
+static inline int
+slot_of(int offset, int ring, int64_t k)
+{
+	return offset + (int) (k % ring);
+}
+
+/* b_l / 2^l at t: the last interval of the level usable at t (0: none) */
+static int64_t
+usable_through(const dp_delayed_tree *tree, int level, int64_t t)
+{
+	int64_t		reach = t - dp_delayed_tree_delay(tree, level);
+
+	return reach <= 0 ? 0 : reach >> level;
+}
+
+void
+dp_delayed_tree_segment(const dp_delayed_tree *tree, int level, int64_t t,
+						int64_t *first, int64_t *last)
+{
+	*last = usable_through(tree, level, t);
+	*first = level + 1 < tree->levels ? 2 * usable_through(tree, level + 1, t) : 0;
+}
+
+static dp_scale
+level_scale(const dp_counter *counter, const dp_delayed_tree *tree, int level)
+{
+	int			class = dp_delayed_tree_class(tree, level);
+
+	if (class == 0)
+		return counter->scale;
+	if (class == 1 || !tree->level_scale)
+		return counter->second_scale;
+	return tree->level_scale(counter, level);
+}
+
+static void
+open_interval(dp_counter *counter, int slot, const dp_scale *scale, dp_random *rng)
+{
+	counter->nodes[slot] =
+		dp_counter_sub(counter, dp_counter_noise(counter, rng, scale, slot, DP_NOISE_OPEN, 0),
+					   counter->running_total);
+}
+
+void
+dp_delayed_tree_start(dp_counter *counter, const dp_delayed_tree *tree, dp_random *rng)
+{
+	int			offset = 0;
+
+	for (int level = 0; level < tree->levels; level++)
+	{
+		dp_scale	scale = level_scale(counter, tree, level);
+
+		open_interval(counter, slot_of(offset, dp_delayed_tree_ring(tree, level), 1), &scale, rng);
+		offset += dp_delayed_tree_ring(tree, level);
+	}
+}
+
+/* the ring offsets of all levels (at most 62 additions) */
+static void
+ring_offsets(const dp_delayed_tree *tree, int *offsets, int *rings)
+{
+	int			offset = 0;
+
+	for (int level = 0; level < tree->levels; level++)
+	{
+		rings[level] = dp_delayed_tree_ring(tree, level);
+		offsets[level] = offset;
+		offset += rings[level];
+	}
+}
+
+static void
+join(dp_counter *counter, const int *offsets, const int *rings, int level, int64_t k)
+{
+	dp_int128	change = counter->nodes[slot_of(offsets[level], rings[level], k)];
+
+	if (level > 0)
+	{
+		change = dp_counter_sub(counter, change,
+								counter->nodes[slot_of(offsets[level - 1], rings[level - 1], 2 * k - 1)]);
+		change = dp_counter_sub(counter, change,
+								counter->nodes[slot_of(offsets[level - 1], rings[level - 1], 2 * k)]);
+	}
+	counter->release = dp_counter_add(counter, counter->release, change);
+}
+
+void
+dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t value,
+					 dp_random *rng)
+{
+	int			offsets[DP_DELAYED_TREE_LEVELS_MAX];
+	int			rings[DP_DELAYED_TREE_LEVELS_MAX];
+	int64_t		t;
+	int			closing;
+
+	ring_offsets(tree, offsets, rings);
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
+	t = ++counter->steps;
+	closing = __builtin_ctzll((uint64_t) t);
+	if (closing > tree->levels - 1)
+		closing = tree->levels - 1;
+
+	/* 1. close */
+	for (int level = 0; level <= closing; level++)
+	{
+		int			slot = slot_of(offsets[level], rings[level], t >> level);
+
+		counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot], counter->running_total);
+		if (dp_counter_pan_private(counter))
+		{
+			dp_scale	scale = level_scale(counter, tree, level);
+
+			counter->nodes[slot] =
+				dp_counter_add(counter, counter->nodes[slot],
+							   dp_counter_noise(counter, rng, &scale, slot, DP_NOISE_CLOSE,
+												counter->nodes[slot]));
+		}
+	}
+
+	/* 2. join: the leaf, then each group's run of levels */
+	join(counter, offsets, rings, 0, t);
+	for (int g = 0; g < tree->group_count; g++)
+	{
+		const dp_delay_group *group = &tree->groups[g];
+
+		for (int level = group->first; level <= group->last; level++)
+		{
+			int64_t		reach = t - group_delay(group, level);
+
+			/* within a group, one level failing means every higher one does */
+			if (reach < (((int64_t) 1) << level) || (reach & ((((int64_t) 1) << level) - 1)) != 0)
+				break;
+			join(counter, offsets, rings, level, reach >> level);
+		}
+	}
+
+	/* 3. open */
+	for (int level = 0; level <= closing; level++)
+	{
+		dp_scale	scale = level_scale(counter, tree, level);
+
+		open_interval(counter, slot_of(offsets[level], rings[level], (t >> level) + 1), &scale, rng);
+	}
+}
+
+void
+dp_delayed_tree_persist(const dp_counter *counter, const dp_delayed_tree *tree,
+						dp_int128 *nodes)
+{
+	int			offsets[DP_DELAYED_TREE_LEVELS_MAX];
+	int			rings[DP_DELAYED_TREE_LEVELS_MAX];
+
+	ring_offsets(tree, offsets, rings);
+	for (int i = 0; i < counter->kind_nodes; i++)
+		nodes[i] = counter->nodes[i];
+	/*
+	 * Each level's open interval takes the running total; nodes and total
+	 * are within DP_ARITHMETIC_MAX and 2^112, so the sum cannot overflow
+	 * (a forged state past DP_NODE_VALUE_MAX is refused when read back).
+	 */
+	for (int level = 0; level < tree->levels; level++)
+		nodes[slot_of(offsets[level], rings[level], (counter->steps >> level) + 1)] +=
+			counter->running_total;
+}
+
+void
+dp_delayed_tree_resume(dp_counter *counter, const dp_delayed_tree *tree)
+{
+	int			offsets[DP_DELAYED_TREE_LEVELS_MAX];
+	int			rings[DP_DELAYED_TREE_LEVELS_MAX];
+	dp_int128	release = 0;
+
+	ring_offsets(tree, offsets, rings);
+	counter->running_total = 0;
+	for (int level = 0; level < tree->levels; level++)
+	{
+		int64_t		first;
+		int64_t		last;
+
+		dp_delayed_tree_segment(tree, level, counter->steps, &first, &last);
+		/* at most two intervals per level for these delays; bounded by the ring */
+		for (int64_t k = first + 1; k <= last && k - first <= rings[level]; k++)
+			release = dp_counter_add(counter, release,
+									 counter->nodes[slot_of(offsets[level], rings[level], k)]);
+	}
+	counter->release = release;
+}
+
+int
+dp_delayed_tree_noise_groups(const dp_counter *counter, const dp_delayed_tree *tree,
+							 int64_t steps, dp_noise_group *groups)
+{
+	int64_t		terms_per_interval = dp_counter_pan_private(counter) ? 2 : 1;
+	int			count = 0;
+
+	for (int level = 0; level < tree->levels; level++)
+	{
+		int64_t		first;
+		int64_t		last;
+
+		dp_delayed_tree_segment(tree, level, steps, &first, &last);
+		if (last <= first)
+			continue;
+		groups[count].scale = level_scale(counter, tree, level);
+		groups[count].terms = (last - first) * terms_per_interval;
+		count++;
+	}
+	return count;
+}
+
+/* ---- privacy loss ---- */
+
+double
+dp_delayed_tree_level_loss(const dp_mechanism *mechanism, const dp_delayed_tree *tree, int level)
+{
+	dp_noise_class class;
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+	double		budget;
+
+	if (!kind->noise_class(mechanism, dp_delayed_tree_class(tree, level), &class))
+		return 0;
+	budget = mechanism->epsilon * class.budget_weight;
+	if (budget > DP_EPSILON_MAX)
+		budget = DP_EPSILON_MAX;	/* the scale was computed for this budget */
+	return budget / ((double) class.l1_units * (double) class.share_denominator);
+}
+
+double
+dp_delayed_tree_privacy_loss(const dp_mechanism *mechanism, int64_t age)
+{
+	dp_delayed_tree tree;
+	double		loss = 0;
+
+	if (!dp_delayed_tree_of(mechanism, &tree))
+		return mechanism->epsilon;
+	for (int level = 0; level < tree.levels; level++)
+		if (dp_delayed_tree_delay(&tree, level) <= age)
+			loss += dp_delayed_tree_level_loss(mechanism, &tree, level);
+	return loss;
+}
+
+typedef struct loss_edge
+{
+	int64_t		to;
+	double		weight;
+	int64_t		next;
+} loss_edge;
+
+typedef struct heap_entry
+{
+	double		distance;
+	int64_t		vertex;
+} heap_entry;
+
+static void
+heap_push(heap_entry *heap, int64_t *size, heap_entry entry)
+{
+	int64_t		i = (*size)++;
+
+	while (i > 0 && heap[(i - 1) / 2].distance > entry.distance)
+	{
+		heap[i] = heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	heap[i] = entry;
+}
+
+static heap_entry
+heap_pop(heap_entry *heap, int64_t *size)
+{
+	heap_entry	top = heap[0];
+	heap_entry	last = heap[--(*size)];
+	int64_t		i = 0;
+
+	for (;;)
+	{
+		int64_t		child = 2 * i + 1;
+
+		if (child >= *size)
+			break;
+		if (child + 1 < *size && heap[child + 1].distance < heap[child].distance)
+			child++;
+		if (heap[child].distance >= last.distance)
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	if (*size > 0)
+		heap[i] = last;
+	return top;
+}
+
+dp_status
+dp_delayed_tree_exact_loss(const dp_mechanism *mechanism, const double *level_losses,
+						   int64_t position, int64_t age, double *loss)
+{
+	dp_delayed_tree tree;
+	double		losses[DP_DELAYED_TREE_LEVELS_MAX];
+	int64_t		t;
+	int64_t		edge_count = 0;
+	int64_t		edge_room;
+	int64_t    *first_edge;
+	loss_edge  *edges;
+	double	   *distance;
+	heap_entry *heap;
+	int64_t		heap_size = 0;
+	dp_status	status = DP_OK;
+
+	if (!dp_delayed_tree_of(mechanism, &tree))
+		return DP_ERROR_KIND;
+	if (position < 1 || age < 0 || age > DP_EXACT_LOSS_STEPS_MAX ||
+		position > DP_EXACT_LOSS_STEPS_MAX - age ||
+		(mechanism->horizon > 0 && position + age > mechanism->horizon))
+		return DP_ERROR_HORIZON;
+	t = position + age;
+	for (int level = 0; level < tree.levels; level++)
+		losses[level] = level_losses ? level_losses[level] :
+			dp_delayed_tree_level_loss(mechanism, &tree, level);
+
+	/* each interval usable by t is one edge; there are fewer than 2 t */
+	edge_room = 2 * (2 * t + 2);
+	first_edge = malloc(sizeof(int64_t) * (size_t) (t + 1));
+	edges = malloc(sizeof(loss_edge) * (size_t) edge_room);
+	distance = malloc(sizeof(double) * (size_t) (t + 1));
+	heap = malloc(sizeof(heap_entry) * (size_t) edge_room);
+	if (!first_edge || !edges || !distance || !heap)
+	{
+		status = DP_ERROR_OVERFLOW;
+		goto done;
+	}
+	for (int64_t v = 0; v <= t; v++)
+	{
+		first_edge[v] = -1;
+		distance[v] = INFINITY;
+	}
+
+	/* the lifetime of interval k of level l in the cover: [join, parent's join - 1] */
+	for (int level = 0; level < tree.levels; level++)
+	{
+		int64_t		delay = dp_delayed_tree_delay(&tree, level);
+		int64_t		last = usable_through(&tree, level, t);
+
+		for (int64_t k = 1; k <= last; k++)
+		{
+			int64_t		joined = (k << level) + delay;
+			int64_t		left = t;
+			int64_t		ends[2];
+
+			if (level + 1 < tree.levels)
+			{
+				int64_t		parent_joined = (((k + 1) / 2) << (level + 1)) +
+					dp_delayed_tree_delay(&tree, level + 1);
+
+				if (parent_joined - 1 < left)
+					left = parent_joined - 1;
+			}
+			if (left < joined || edge_count + 2 > edge_room)
+				continue;		/* never in a release (its parent joins at once) */
+			ends[0] = joined - 1;
+			ends[1] = left;
+			for (int side = 0; side < 2; side++)
+			{
+				edges[edge_count].to = ends[1 - side];
+				edges[edge_count].weight = losses[level];
+				edges[edge_count].next = first_edge[ends[side]];
+				first_edge[ends[side]] = edge_count++;
+			}
+		}
+	}
+
+	distance[position - 1] = 0;
+	heap_push(heap, &heap_size, (heap_entry) {0, position - 1});
+	while (heap_size > 0)
+	{
+		heap_entry	entry = heap_pop(heap, &heap_size);
+
+		if (entry.distance > distance[entry.vertex])
+			continue;
+		if (entry.vertex == t)
+			break;
+		for (int64_t e = first_edge[entry.vertex]; e >= 0; e = edges[e].next)
+		{
+			double		through = entry.distance + edges[e].weight;
+
+			if (through < distance[edges[e].to] && heap_size < edge_room)
+			{
+				distance[edges[e].to] = through;
+				heap_push(heap, &heap_size, (heap_entry) {through, edges[e].to});
+			}
+		}
+	}
+	*loss = distance[t];
+
+done:
+	free(first_edge);
+	free(edges);
+	free(distance);
+	free(heap);
+	return status;
+}
