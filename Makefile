@@ -4,7 +4,8 @@ EXTENSION = dp_stream
 DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0.2.0--0.3.0.sql \
        sql/dp_stream--0.3.0--0.4.0.sql sql/dp_stream--0.4.0--0.5.0.sql \
        sql/dp_stream--0.5.0--0.6.0.sql sql/dp_stream--0.6.0--0.7.0.sql \
-       sql/dp_stream--0.7.0--0.8.0.sql sql/dp_stream--0.8.0--0.9.0.sql
+       sql/dp_stream--0.7.0--0.8.0.sql sql/dp_stream--0.8.0--0.9.0.sql \
+       sql/dp_stream--0.9.0--0.10.0.sql
 MODULE_big = dp_stream
 
 # src/core: one directory per concern (noise, mechanisms, statistics, codec,
@@ -30,7 +31,7 @@ PG_CFLAGS = -Wall -Wextra $(DP_WERROR) -Wno-unused-parameter -Wno-missing-field-
 # superuser (the tests set dp_stream.seed, create roles and reinstall the
 # extension); scripts/test.sh runs the same files in a throwaway cluster.
 REGRESS = binary_mechanism catalog managed_streams mechanisms planning privacy_unit randomized_response \
-          sealing security seed_setting statistics upgrade zcdp
+          sealing security seed_setting statistics upgrade zcdp expiring
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read

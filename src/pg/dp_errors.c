@@ -10,6 +10,24 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 	switch (status)
 	{
 		case DP_ERROR_EPSILON:
+			if (field && strcmp(field, "past_ratio") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("epsilon_past must be positive, and between 2^-40 and %g",
+								DP_EPSILON_MAX),
+						 mechanism ? errdetail("epsilon_past was %g (epsilon_current %g).",
+											   mechanism->epsilon * mechanism->shape,
+											   mechanism->epsilon) : 0,
+						 errhint("epsilon_past is what an item loses in addition once it is "
+								 "older than the window.")));
+			if (field && strcmp(field, "epsilon") == 0 && mechanism &&
+				mechanism->kind == DP_MECHANISM_EXPIRING && mechanism->epsilon >= DP_EPSILON_MIN)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("epsilon is too small for this lambda"),
+						 errdetail("With lambda %g below 1 the top level's budget, epsilon * "
+								   "62^(lambda - 1), must be at least 2^-40.", mechanism->shape),
+						 errhint("Raise epsilon or lambda.")));
 			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -74,6 +92,27 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			}
 			break;
 		case DP_ERROR_BLOCK:
+			if (field && strcmp(field, "lambda") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("lambda must be greater than 0 and at most 16"),
+						 mechanism ? errdetail("lambda was %g.", mechanism->shape) : 0,
+						 errhint("lambda sets how fast privacy expires: an item d steps old "
+								 "loses about epsilon log2(d)^lambda / lambda (docs/expiration.md).")));
+			if (field && strcmp(field, "delay") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("delay must be between 0 and 256"),
+						 mechanism ? errdetail("delay was " INT64_FORMAT ".", mechanism->block) : 0,
+						 errhint("The delay is how many steps an item keeps the full protection "
+								 "of epsilon; each step of delay adds one noise term to every release.")));
+			if (field && strcmp(field, "window") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("window must be between 1 and 2^62"),
+						 mechanism ? errdetail("window was " INT64_FORMAT ".", mechanism->block) : 0,
+						 errhint("The window is how many recent steps are protected by "
+								 "epsilon_current alone.")));
 			if (field && strcmp(field, "arity") == 0 && mechanism && mechanism->horizon == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -10,6 +10,7 @@
 #include "utils/builtins.h"
 #include "miscadmin.h"
 
+#include "dp_delayed_tree.h"
 #include "dp_gaussian.h"
 #include "dp_planning.h"
 
@@ -621,7 +622,86 @@ dp_mechanism_epsilon(PG_FUNCTION_ARGS)
 				 errmsg("a rho-zCDP mechanism has no pure epsilon"),
 				 errhint("dp_rho(mechanism) gives rho; dp_zcdp_epsilon(mechanism, delta) "
 						 "gives the epsilon of the (epsilon, delta)-DP it implies.")));
-	PG_RETURN_FLOAT8(mechanism->epsilon);
+	/* an expiring mechanism's epsilon is its loss at age 0; a ledger needs the loss at any age */
+	PG_RETURN_FLOAT8(dp_delayed_tree_privacy_loss(mechanism, PG_INT64_MAX));
+}
+
+/*
+ * dp_expiring(epsilon, lambda, delay DEFAULT 0, max_per_step DEFAULT 1):
+ * privacy expiration (dp_expiring.c); lambda is the mechanism's real
+ * parameter, which dp_mechanism_of cannot pass.
+ */
+PG_FUNCTION_INFO_V1(dp_expiring_construct);
+
+Datum
+dp_expiring_construct(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING;
+	mechanism.epsilon = PG_GETARG_FLOAT8(0);
+	mechanism.shape = PG_GETARG_FLOAT8(1);
+	mechanism.block = PG_GETARG_INT64(2);
+	mechanism.max_per_step = PG_GETARG_INT64(3);
+	check_mechanism(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * dp_expiring_baseline(epsilon_current, epsilon_past, window, horizon,
+ * max_per_step DEFAULT 1): epsilon_past is kept as a ratio to epsilon, so
+ * that a statistic splitting epsilon over its counters splits both.
+ */
+PG_FUNCTION_INFO_V1(dp_expiring_baseline_construct);
+
+Datum
+dp_expiring_baseline_construct(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+	double		current = PG_GETARG_FLOAT8(0);
+	double		past = PG_GETARG_FLOAT8(1);
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING_BASELINE;
+	mechanism.epsilon = current;
+	/* a bad epsilon_current is reported as such by validation, before the ratio */
+	mechanism.shape = current > 0 && isfinite(past) ? past / current : (isnan(past) ? past : -1);
+	mechanism.block = PG_GETARG_INT64(2);
+	mechanism.horizon = PG_GETARG_INT64(3);
+	mechanism.max_per_step = PG_GETARG_INT64(4);
+	check_mechanism(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * dp_privacy_loss(mechanism, age): the guaranteed loss of a privacy unit
+ * whose oldest data is `age` steps old, by all releases up to now
+ * (dp_delayed_tree_privacy_loss); epsilon at every age for a mechanism
+ * without expiration.
+ */
+PG_FUNCTION_INFO_V1(dp_privacy_loss_sql);
+
+Datum
+dp_privacy_loss_sql(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	int64		age = PG_GETARG_INT64(1);
+
+	if (mechanism->flags & DP_FLAG_ZCDP)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a rho-zCDP mechanism has no pure epsilon"),
+				 errhint("dp_zcdp_epsilon(mechanism, delta) gives the epsilon of the "
+						 "(epsilon, delta)-DP it implies.")));
+	if (age < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("age must be at least 0"),
+				 errdetail("age was " INT64_FORMAT ".", age),
+				 errhint("The age of an item is how many steps ago it was released: 0 for the "
+						 "latest step.")));
+	PG_RETURN_FLOAT8(dp_delayed_tree_privacy_loss(mechanism, age));
 }
 
 /*

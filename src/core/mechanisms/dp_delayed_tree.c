@@ -305,19 +305,29 @@ dp_delayed_tree_noise_groups(const dp_counter *counter, const dp_delayed_tree *t
 
 /* ---- privacy loss ---- */
 
-double
-dp_delayed_tree_level_loss(const dp_mechanism *mechanism, const dp_delayed_tree *tree, int level)
+/* the loss of `count` intervals of one level each, all of class `index` */
+static double
+class_loss(const dp_mechanism *mechanism, int index, int count)
 {
 	dp_noise_class class;
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 	double		budget;
 
-	if (!kind->noise_class(mechanism, dp_delayed_tree_class(tree, level), &class))
+	if (count == 0 || !kind->noise_class(mechanism, index, &class))
 		return 0;
 	budget = mechanism->epsilon * class.budget_weight;
 	if (budget > DP_EPSILON_MAX)
 		budget = DP_EPSILON_MAX;	/* the scale was computed for this budget */
-	return budget / ((double) class.l1_units * (double) class.share_denominator);
+	/* a whole class is its budget exactly */
+	if ((uint64_t) count == class.l1_units && class.share_denominator == 1)
+		return budget;
+	return budget * count / ((double) class.l1_units * (double) class.share_denominator);
+}
+
+double
+dp_delayed_tree_level_loss(const dp_mechanism *mechanism, const dp_delayed_tree *tree, int level)
+{
+	return class_loss(mechanism, dp_delayed_tree_class(tree, level), 1);
 }
 
 double
@@ -325,12 +335,23 @@ dp_delayed_tree_privacy_loss(const dp_mechanism *mechanism, int64_t age)
 {
 	dp_delayed_tree tree;
 	double		loss = 0;
+	int			count = 0;
 
 	if (!dp_delayed_tree_of(mechanism, &tree))
 		return mechanism->epsilon;
+	/* levels of one class are consecutive: add each class's released levels at once */
 	for (int level = 0; level < tree.levels; level++)
+	{
+		int			class = dp_delayed_tree_class(&tree, level);
+
 		if (dp_delayed_tree_delay(&tree, level) <= age)
-			loss += dp_delayed_tree_level_loss(mechanism, &tree, level);
+			count++;
+		if (level + 1 == tree.levels || dp_delayed_tree_class(&tree, level + 1) != class)
+		{
+			loss += class_loss(mechanism, class, count);
+			count = 0;
+		}
+	}
 	return loss;
 }
 

@@ -1,0 +1,106 @@
+-- privacy expiration (0.10.0): an item d steps old loses epsilon g(d);
+-- the window baseline; the guaranteed loss curve
+CREATE EXTENSION IF NOT EXISTS dp_stream;
+SET dp_stream.seed = 'expiring';
+SELECT dp_expiring(1, 2) AS expiring, dp_expiring(0.5, 1.5, 3, 2) AS with_delay,
+       dp_expiring_baseline(1, 0.25, 127, 100000) AS baseline;
+SELECT 'expiring(epsilon=1,lambda=3,delay=2,pan_private=true)'::dp_mechanism,
+       'expiring_baseline(epsilon=2,horizon=10,window=3,past_ratio=0.5)'::dp_mechanism;
+-- the binary protocol carries lambda (send/recv through a binary COPY)
+CREATE TABLE kept_mechanisms (m dp_mechanism);
+INSERT INTO kept_mechanisms VALUES (dp_expiring(0.7, 2.5, 4)), (dp_binary(1, 10)),
+  (dp_expiring_baseline(1, 0.1, 31, 1000));
+COPY kept_mechanisms TO '/tmp/dp_stream_expiring.bin' WITH (FORMAT binary);
+CREATE TABLE read_mechanisms (m dp_mechanism);
+COPY read_mechanisms FROM '/tmp/dp_stream_expiring.bin' WITH (FORMAT binary);
+SELECT m FROM read_mechanisms;
+SELECT (SELECT array_agg(m::text) FROM kept_mechanisms) = (SELECT array_agg(m::text) FROM read_mechanisms) AS same;
+
+-- the guaranteed loss: epsilon at age 0; then epsilon (l + 1)^(lambda - 1)
+-- more for each level l with 2^l <= age - delay + 1
+SELECT age, loss FROM dp_privacy_loss_curve(dp_expiring(1, 2), 8);
+SELECT dp_privacy_loss(dp_expiring(1, 2, 5), 5) AS delay_5_at_5, dp_privacy_loss(dp_expiring(1, 2, 5), 6) AS at_6,
+       dp_privacy_loss(dp_expiring(1, 1), 1023) AS lambda_1_at_1023,
+       round(dp_privacy_loss(dp_expiring(1, 0.5), 1000000)::numeric, 4) AS lambda_half_at_1e6;
+-- the baseline: epsilon_current inside the window, + epsilon_past after it
+SELECT dp_privacy_loss(m, 126) AS at_126, dp_privacy_loss(m, 127) AS at_127, dp_epsilon(m) AS total
+FROM (SELECT dp_expiring_baseline(1, 0.25, 127, 100000) AS m) x;
+-- a ledger charges the loss at any age: all 62 levels (1 + 2 + ... + 62)
+SELECT dp_epsilon(dp_expiring(1, 2)) AS ledger_charge, dp_privacy_loss(dp_binary(0.5, 10), 9) AS binary_any_age;
+SELECT dp_privacy_loss(dp_expiring(1, 2), -1);
+SELECT dp_privacy_loss(dp_blt(0.5, 100), 3);
+
+-- every form from SQL: window, aggregate, state, stored and continued
+CREATE TABLE events AS SELECT day, (day * 7) % 3 AS n FROM generate_series(1, 30) day;
+CREATE FUNCTION forms_agree(m dp_mechanism) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  by_window bigint; by_aggregate bigint; by_state bigint; by_push bigint;
+BEGIN
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT c INTO by_window FROM (SELECT day, dp_count(n, m) OVER (ORDER BY day) AS c FROM events) x WHERE day = 30;
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_count(n, m ORDER BY day) INTO by_aggregate FROM events;
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_estimate(dp_count_state(n, m ORDER BY day)) INTO by_state FROM events;
+  PERFORM set_config('dp_stream.seed', 'forms', false);
+  SELECT dp_estimate(dp_push(s::text::dp_counter, (SELECT n FROM events WHERE day = 30)))
+    INTO by_push
+    FROM (SELECT dp_count_state(n, m ORDER BY day) AS s FROM events WHERE day < 30) x;
+  RETURN by_window = by_aggregate AND by_aggregate = by_state AND by_state = by_push;
+END $$;
+SELECT name, forms_agree(m) FROM (VALUES
+  ('expiring', dp_expiring(1, 2, 0, 2)),
+  ('expiring delay', dp_expiring(1, 1, 4, 2)),
+  ('expiring pan-private consistent', dp_consistent(dp_pan_private(dp_expiring(1, 3, 1, 2)))),
+  ('expiring person level', dp_person_level(dp_expiring(1, 2, 0, 2), 3)),
+  ('baseline', dp_expiring_baseline(1, 0.1, 7, 30, 2)),
+  ('baseline pan-private', dp_pan_private(dp_expiring_baseline(1, 0.5, 3, 30, 2)))) v(name, m);
+
+-- statistics over an expiring mechanism
+SELECT round(dp_sum(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS sum,
+       round(dp_avg(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS avg,
+       round(dp_variance(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS variance
+FROM events;
+
+-- the error: its standard deviation is the cover's, and the releases are
+-- unbiased over 400 seeded streams (5 standard errors)
+SELECT t, round(dp_error_sd(dp_expiring(1, 2), t)::numeric, 4) AS sd,
+       round(dp_error_bound(dp_expiring(1, 1), t, 0.95)::numeric, 4) AS lambda_1_bound_95
+FROM (VALUES (1), (2), (3), (100), (1000000)) v(t);
+SELECT count(*) AS streams,
+       abs(avg(c - truth)) < 5 * dp_error_sd(dp_expiring(1, 2, 0, 2), 77) / sqrt(400) AS unbiased,
+       abs(stddev_samp(c - truth) / dp_error_sd(dp_expiring(1, 2, 0, 2), 77) - 1) < 0.25 AS sd_matches
+FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_expiring(1, 2, 0, 2)) OVER w AS c
+      FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
+      WINDOW w AS (PARTITION BY k ORDER BY t)) q
+WHERE t = 77;
+-- with the same epsilon for a new item, lambda = 2's error stays flat while
+-- Binary's grows with log T (its items never lose more than epsilon; an
+-- item of lambda = 2 loses 153 epsilon after 2^16 steps); the baseline with
+-- epsilon_past = 0.1 pays for its small old-item budget with noise
+SELECT round(dp_error_sd(dp_expiring(1, 2), 65536)::numeric, 2) AS expiring_lambda_2,
+       round(dp_error_sd(dp_expiring_baseline(1, 0.1, 127, 65536), 65536)::numeric, 2) AS baseline,
+       round(dp_error_sd(dp_binary(1, 65536), 65536)::numeric, 2) AS binary_at_2_16;
+
+-- refusals, with SQLSTATEs
+\set VERBOSITY sqlstate
+SELECT dp_expiring(1, 0);
+SELECT dp_expiring(1, 'nan');
+SELECT dp_expiring(1, 2, -1);
+SELECT dp_expiring(1, 2, 257);
+SELECT dp_expiring(1e-12, 0.01);
+SELECT dp_expiring(0, 2);
+SELECT dp_expiring_baseline(1, 0, 127, 1000);
+SELECT dp_expiring_baseline(1, 1000, 127, 1000);
+SELECT dp_expiring_baseline(1, 0.1, 0, 1000);
+SELECT dp_expiring_baseline(1, 0.1, 127, 0);
+SELECT 'expiring(epsilon=1)'::dp_mechanism;
+SELECT 'expiring(epsilon=1,lambda=2,arity=3)'::dp_mechanism;
+SELECT 'binary(epsilon=1,horizon=3,lambda=2)'::dp_mechanism;
+SELECT dp_zcdp_mechanism_of('expiring', 1);
+SELECT dp_count_state(n, dp_expiring(1, 2)) OVER (ORDER BY day) FROM events;
+\set VERBOSITY default
+SELECT dp_expiring(1, 17);
+SELECT dp_expiring_baseline(1, 0.1, 127, 10, 1) IS NOT NULL AS window_beyond_horizon_is_one_tree;
+DROP TABLE kept_mechanisms, read_mechanisms, events;
+DROP FUNCTION forms_agree(dp_mechanism);
