@@ -31,24 +31,24 @@ SELECT dp_privacy_loss(dp_expiring(1, 2), -1);
 SELECT dp_privacy_loss(dp_blt(0.5, 100), 3);
 
 -- every form from SQL: window, aggregate, state, stored and continued
-CREATE TABLE events AS SELECT day, (day * 7) % 3 AS n FROM generate_series(1, 30) day;
-CREATE FUNCTION forms_agree(m dp_mechanism) RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE TABLE expiring_events AS SELECT day, (day * 7) % 3 AS n FROM generate_series(1, 30) day;
+CREATE FUNCTION expiring_forms_agree(m dp_mechanism) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   by_window bigint; by_aggregate bigint; by_state bigint; by_push bigint;
 BEGIN
   PERFORM set_config('dp_stream.seed', 'forms', false);
-  SELECT c INTO by_window FROM (SELECT day, dp_count(n, m) OVER (ORDER BY day) AS c FROM events) x WHERE day = 30;
+  SELECT c INTO by_window FROM (SELECT day, dp_count(n, m) OVER (ORDER BY day) AS c FROM expiring_events) x WHERE day = 30;
   PERFORM set_config('dp_stream.seed', 'forms', false);
-  SELECT dp_count(n, m ORDER BY day) INTO by_aggregate FROM events;
+  SELECT dp_count(n, m ORDER BY day) INTO by_aggregate FROM expiring_events;
   PERFORM set_config('dp_stream.seed', 'forms', false);
-  SELECT dp_estimate(dp_count_state(n, m ORDER BY day)) INTO by_state FROM events;
+  SELECT dp_estimate(dp_count_state(n, m ORDER BY day)) INTO by_state FROM expiring_events;
   PERFORM set_config('dp_stream.seed', 'forms', false);
-  SELECT dp_estimate(dp_push(s::text::dp_counter, (SELECT n FROM events WHERE day = 30)))
+  SELECT dp_estimate(dp_push(s::text::dp_counter, (SELECT n FROM expiring_events WHERE day = 30)))
     INTO by_push
-    FROM (SELECT dp_count_state(n, m ORDER BY day) AS s FROM events WHERE day < 30) x;
+    FROM (SELECT dp_count_state(n, m ORDER BY day) AS s FROM expiring_events WHERE day < 30) x;
   RETURN by_window = by_aggregate AND by_aggregate = by_state AND by_state = by_push;
 END $$;
-SELECT name, forms_agree(m) FROM (VALUES
+SELECT name, expiring_forms_agree(m) FROM (VALUES
   ('expiring', dp_expiring(1, 2, 0, 2)),
   ('expiring delay', dp_expiring(1, 1, 4, 2)),
   ('expiring pan-private consistent', dp_consistent(dp_pan_private(dp_expiring(1, 3, 1, 2)))),
@@ -60,7 +60,7 @@ SELECT name, forms_agree(m) FROM (VALUES
 SELECT round(dp_sum(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS sum,
        round(dp_avg(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS avg,
        round(dp_variance(n::float8, 0, 2, dp_expiring(1, 2) ORDER BY day)::numeric, 3) AS variance
-FROM events;
+FROM expiring_events;
 
 -- the error: its standard deviation is the cover's, and the releases are
 -- unbiased over 400 seeded streams (5 standard errors)
@@ -98,9 +98,9 @@ SELECT 'expiring(epsilon=1)'::dp_mechanism;
 SELECT 'expiring(epsilon=1,lambda=2,arity=3)'::dp_mechanism;
 SELECT 'binary(epsilon=1,horizon=3,lambda=2)'::dp_mechanism;
 SELECT dp_zcdp_mechanism_of('expiring', 1);
-SELECT dp_count_state(n, dp_expiring(1, 2)) OVER (ORDER BY day) FROM events;
+SELECT dp_count_state(n, dp_expiring(1, 2)) OVER (ORDER BY day) FROM expiring_events;
 \set VERBOSITY default
 SELECT dp_expiring(1, 17);
 SELECT dp_expiring_baseline(1, 0.1, 127, 10, 1) IS NOT NULL AS window_beyond_horizon_is_one_tree;
-DROP TABLE kept_mechanisms, read_mechanisms, events;
-DROP FUNCTION forms_agree(dp_mechanism);
+DROP TABLE kept_mechanisms, read_mechanisms, expiring_events;
+DROP FUNCTION expiring_forms_agree(dp_mechanism);
