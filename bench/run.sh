@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
 bench/mechanisms.sh
+bench/expiration.sh
 bench/comparison.sh
 bench/aggregates.sh
 bench/throughput.sh
