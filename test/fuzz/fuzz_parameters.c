@@ -18,6 +18,8 @@
  *   26 i64 block               72 i64 terms[0], 80 i64 terms[1]
  *   34 u16 pushes (mod 65)     88 u64 sensitivity[0], 96 u64 sensitivity[1]
  *   36 i64 steps               104 i16 values, one per push
+ * A kind with a real parameter (dp_mechanism.shape) takes it from the
+ * upper field (60); the others keep 0.
  */
 #include "fuzz_counter_common.h"
 #include "fuzz_statistic_common.h"
@@ -324,6 +326,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	confidence = read_f64(&r);
 	spec.lower = read_f64(&r);
 	spec.upper = read_f64(&r);
+	if (dp_counter_kind_by_id(mechanism.kind) && dp_counter_kind_by_id(mechanism.kind)->shape_name)
+		mechanism.shape = spec.upper;
 	spec.kind = (int8_t) read_bytes(&r, 1);
 	spec.domain = (int8_t) read_bytes(&r, 1);
 	spec.estimator = (int8_t) read_bytes(&r, 1);

@@ -233,6 +233,14 @@ mechanism(int32_t kind, uint32_t flags, double epsilon, int64_t horizon, int64_t
 	return m;
 }
 
+/* the same with a kind's real parameter (dp_expiring's lambda, the baseline's ratio) */
+static dp_mechanism
+shaped(dp_mechanism m, double shape)
+{
+	m.shape = shape;
+	return m;
+}
+
 static dp_counter *
 counter_after(const dp_mechanism *m, int steps)
 {
@@ -304,6 +312,10 @@ counters(void)
 		mechanism(DP_MECHANISM_BLT, DP_FLAG_ZCDP, 2.0, 5000, 3, 0),
 		mechanism(DP_MECHANISM_SMOOTH_BINARY, DP_FLAG_ZCDP, 0.5, 100, 1, 0),
 		mechanism(DP_MECHANISM_BINARY, DP_FLAG_ZCDP, 0.5, 1000, 2, 0),
+		shaped(mechanism(DP_MECHANISM_EXPIRING, 0, 1.0, 0, 1, 0), 2),
+		shaped(mechanism(DP_MECHANISM_EXPIRING, 0, 0.5, 0, 3, 5), 0.5),
+		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 1.0, 100, 1, 7), 0.25),
+		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 0.5, 5000, 2, 127), 2),
 	};
 	const int	steps[] = {0, 5, 16};
 
@@ -541,6 +553,15 @@ mechanism_texts(void)
 	static const char *const texts[] = {
 		"binary(epsilon=1,horizon=365)",
 		"binary(epsilon=0.5,horizon=365,max_per_step=1)",
+		"expiring(epsilon=1,lambda=2)",
+		"expiring(epsilon=1,delay=256,lambda=0.001,pan_private=true)",
+		"expiring(epsilon=1,delay=0,lambda=16,key=k,pan_private=true)",
+		"expiring(epsilon=1,lambda=2,lambda=3)",
+		"expiring(epsilon=1,lambda=nan)",
+		"expiring(epsilon=1,arity=3,lambda=2)",
+		"expiring_baseline(epsilon=1,horizon=1000,window=127,past_ratio=0.1)",
+		"expiring_baseline(epsilon=1,horizon=4,window=4611686018427387904,past_ratio=1e-300)",
+		"binary(epsilon=1,horizon=8,lambda=2)",
 		" binary ( epsilon = 1 , horizon = 8 , pan_private = true , consistent = false ) ",
 		"simple_i(epsilon=1,horizon=1)",
 		"simple_ii(epsilon=1)",
