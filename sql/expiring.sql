@@ -74,6 +74,14 @@ FROM (SELECT t, sum(x) OVER w AS truth, dp_count(x, dp_expiring(1, 2, 0, 2)) OVE
       FROM (SELECT k, t, (k + t) % 3 AS x FROM generate_series(1, 400) k, generate_series(1, 100) t) s
       WINDOW w AS (PARTITION BY k ORDER BY t)) q
 WHERE t = 77;
+-- the running maximum of the error bound is the largest bound so far
+-- (levels that share a scale are one kind of term, not several)
+SELECT label, round(dp_error_bound_max(m::text::dp_mechanism, 2000)::numeric, 6) = round(max(dp_error_bound(m, t))::numeric, 6) AS running_max_exact
+FROM (VALUES ('lambda 1', dp_expiring(1, 1)), ('lambda 2', dp_expiring(1, 2, 3)),
+             ('lambda 3, capped levels', dp_expiring(60, 3, 0, 1000)),
+             ('baseline', dp_expiring_baseline(1, 0.5, 31, 2000))) v(label, m),
+     generate_series(1, 2000) t
+GROUP BY label, m::text ORDER BY label;
 -- with the same epsilon for a new item, lambda = 2's error stays flat while
 -- Binary's grows with log T (its items never lose more than epsilon; an
 -- item of lambda = 2 loses 153 epsilon after 2^16 steps); the baseline with

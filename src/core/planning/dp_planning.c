@@ -142,6 +142,37 @@ dominated_by(const configuration *a, const configuration *b)
 	return true;
 }
 
+/*
+ * Groups of one family, scale and weight added together, so that a
+ * configuration names each kind of term once: the dominance test compares
+ * group by group, and two groups of the same scale in one configuration
+ * would each be found covered by a single group holding fewer terms than
+ * the two together (the delayed tree describes each level as a group, and
+ * its levels may share a scale).
+ */
+static int
+merge_equal_groups(dp_noise_group *groups, int count)
+{
+	int			merged = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		int			j;
+
+		for (j = 0; j < merged; j++)
+			if (same_scale(&groups[j].scale, &groups[i].scale) &&
+				groups[j].family == groups[i].family && groups[j].weight == groups[i].weight)
+				break;
+		/* past 2^62 terms the sum is refused downstream: saturate, never wrap */
+		if (j < merged)
+			groups[j].terms = groups[j].terms > INT64_MAX - groups[i].terms ? INT64_MAX :
+				groups[j].terms + groups[i].terms;
+		else
+			groups[merged++] = groups[i];
+	}
+	return merged;
+}
+
 #define FRONTIER_MAX 64
 
 dp_status
@@ -171,7 +202,7 @@ dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double
 		/* a step's description can cost ~0.1 ms (BLT's closed forms) */
 		if (check && (s & 0xFF) == 0)
 			check();
-		c.count = dp_counter_noise_groups_at(&header, s, groups);
+		c.count = merge_equal_groups(groups, dp_counter_noise_groups_at(&header, s, groups));
 		if (c.count > CONFIGURATION_GROUPS_MAX)
 		{
 			*field = "steps";
