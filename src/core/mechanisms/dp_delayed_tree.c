@@ -150,23 +150,48 @@ dp_delayed_tree_start(dp_counter *counter, const dp_delayed_tree *tree, dp_rando
 	}
 }
 
-/* the ring offsets of all levels (at most 62 additions) */
+/*
+ * Where each level's ring starts, computed as far up as a step needs it:
+ * a step touches levels up to about log2 of its trailing zeros, so this
+ * keeps a step O(1) amortized instead of a pass over all 62 levels.
+ */
+typedef struct ring_layout
+{
+	int			known;			/* levels 0 .. known - 1 are filled */
+	int			offsets[DP_DELAYED_TREE_LEVELS_MAX + 1];
+	int			rings[DP_DELAYED_TREE_LEVELS_MAX];
+} ring_layout;
+
+static void
+layout_through(const dp_delayed_tree *tree, ring_layout *layout, int level)
+{
+	for (; layout->known <= level && layout->known < tree->levels; layout->known++)
+	{
+		layout->rings[layout->known] = dp_delayed_tree_ring(tree, layout->known);
+		layout->offsets[layout->known + 1] =
+			layout->offsets[layout->known] + layout->rings[layout->known];
+	}
+}
+
+/* every level's ring (for the passes over all levels: persist, resume) */
 static void
 ring_offsets(const dp_delayed_tree *tree, int *offsets, int *rings)
 {
-	int			offset = 0;
+	ring_layout layout = {.known = 0};
 
+	layout_through(tree, &layout, tree->levels - 1);
 	for (int level = 0; level < tree->levels; level++)
 	{
-		rings[level] = dp_delayed_tree_ring(tree, level);
-		offsets[level] = offset;
-		offset += rings[level];
+		offsets[level] = layout.offsets[level];
+		rings[level] = layout.rings[level];
 	}
 }
 
 static void
-join(dp_counter *counter, const int *offsets, const int *rings, int level, int64_t k)
+join(dp_counter *counter, const ring_layout *layout, int level, int64_t k)
 {
+	const int  *offsets = layout->offsets;
+	const int  *rings = layout->rings;
 	dp_int128	change = counter->nodes[slot_of(offsets[level], rings[level], k)];
 
 	if (level > 0)
@@ -183,17 +208,18 @@ void
 dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t value,
 					 dp_random *rng)
 {
-	int			offsets[DP_DELAYED_TREE_LEVELS_MAX];
-	int			rings[DP_DELAYED_TREE_LEVELS_MAX];
+	ring_layout layout = {.known = 0};
+	const int  *offsets = layout.offsets;
+	const int  *rings = layout.rings;
 	int64_t		t;
 	int			closing;
 
-	ring_offsets(tree, offsets, rings);
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	t = ++counter->steps;
 	closing = __builtin_ctzll((uint64_t) t);
 	if (closing > tree->levels - 1)
 		closing = tree->levels - 1;
+	layout_through(tree, &layout, closing);
 
 	/* 1. close */
 	for (int level = 0; level <= closing; level++)
@@ -213,7 +239,7 @@ dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t v
 	}
 
 	/* 2. join: the leaf, then each group's run of levels */
-	join(counter, offsets, rings, 0, t);
+	join(counter, &layout, 0, t);
 	for (int g = 0; g < tree->group_count; g++)
 	{
 		const dp_delay_group *group = &tree->groups[g];
@@ -225,7 +251,8 @@ dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t v
 			/* within a group, one level failing means every higher one does */
 			if (reach < (((int64_t) 1) << level) || (reach & ((((int64_t) 1) << level) - 1)) != 0)
 				break;
-			join(counter, offsets, rings, level, reach >> level);
+			layout_through(tree, &layout, level);
+			join(counter, &layout, level, reach >> level);
 		}
 	}
 
