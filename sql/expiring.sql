@@ -90,6 +90,24 @@ SELECT round(dp_error_sd(dp_expiring(1, 2), 65536)::numeric, 2) AS expiring_lamb
        round(dp_error_sd(dp_expiring_baseline(1, 0.1, 127, 65536), 65536)::numeric, 2) AS baseline,
        round(dp_error_sd(dp_binary(1, 65536), 65536)::numeric, 2) AS binary_at_2_16;
 
+-- review findings: the baseline's tree has at most 62 levels (a horizon of
+-- 2^62 is refused, 2^62 - 1 works in every form); a release of many steps
+-- of delay and capped levels has a finite bound; the curve counts a capped
+-- level at its nominal budget, which also bounds a statistic's counters
+SELECT dp_count_state(1, dp_expiring_baseline(1, 0.5, 127, 4611686018427387903)) IS NOT NULL AS largest_horizon_state
+FROM generate_series(1, 3);
+SELECT round(dp_error_bound(dp_expiring(1, 16, 200), 1000, 0.95)::numeric, 2) AS bound,
+       round(dp_error_sd(dp_expiring(1, 16, 200), 1000)::numeric, 2) AS sd,
+       dp_epsilon_for(dp_expiring(1, 16, 200), 60, 1000) < 1 AS epsilon_for_found;
+SELECT dp_privacy_loss(dp_expiring(1, 3), 1048576) AS nominal_at_2_20,
+       dp_privacy_loss(dp_expiring(1, 3), 1048576) >= 2 * dp_privacy_loss(dp_expiring(0.5, 3), 1048576) AS bounds_two_counters;
+\set VERBOSITY terse
+SELECT dp_expiring_baseline(1, 0.5, 127, 4611686018427387904);
+SELECT dp_error_bound_max(dp_expiring(1, 2), 1000000);
+SELECT dp_expiring(150, 2);
+SELECT dp_expiring(1, 16.000000000000004);
+\set VERBOSITY default
+
 -- refusals, with SQLSTATEs
 \set VERBOSITY sqlstate
 SELECT dp_expiring(1, 0);

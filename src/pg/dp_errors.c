@@ -21,11 +21,12 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errhint("epsilon_past is what an item loses in addition once it is "
 								 "older than the window.")));
 			if (field && strcmp(field, "epsilon") == 0 && mechanism &&
-				mechanism->kind == DP_MECHANISM_EXPIRING && mechanism->epsilon >= DP_EPSILON_MIN)
+				mechanism->kind == DP_MECHANISM_EXPIRING && mechanism->shape < 1 &&
+				mechanism->epsilon >= DP_EPSILON_MIN && mechanism->epsilon <= DP_EPSILON_MAX)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("epsilon is too small for this lambda"),
-						 errdetail("With lambda %g below 1 the top level's budget, epsilon * "
+						 errdetail("With lambda %.17g below 1 the top level's budget, epsilon * "
 								   "62^(lambda - 1), must be at least 2^-40.", mechanism->shape),
 						 errhint("Raise epsilon or lambda.")));
 			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
@@ -44,6 +45,12 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 							 "between 0.1 and 2.")));
 			break;
 		case DP_ERROR_HORIZON:
+			if (mechanism && mechanism->kind == DP_MECHANISM_EXPIRING_BASELINE)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the expiring_baseline mechanism's horizon must be between 1 and 2^62 - 1"),
+						 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
+						 errhint("Its tree has at most 62 levels.")));
 			if (mechanism && mechanism->kind == DP_MECHANISM_BLT)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -96,7 +103,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("lambda must be greater than 0 and at most 16"),
-						 mechanism ? errdetail("lambda was %g.", mechanism->shape) : 0,
+						 mechanism ? errdetail("lambda was %.17g.", mechanism->shape) : 0,
 						 errhint("lambda sets how fast privacy expires: an item d steps old "
 								 "loses about epsilon log2(d)^lambda / lambda (docs/expiration.md).")));
 			if (field && strcmp(field, "delay") == 0)

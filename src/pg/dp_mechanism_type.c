@@ -472,6 +472,13 @@ static void
 report_planning_status(dp_status status, const char *field, const dp_mechanism *mechanism,
 					   int64 steps)
 {
+	if (status == DP_ERROR_HORIZON_EXCEEDED && field && strcmp(field, "noise_scales") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("dp_error_bound_max handles releases of at most 16 noise scales"),
+				 errdetail("A release of this mechanism within the first " INT64_FORMAT
+						   " steps has more.", steps),
+				 errhint("Use dp_error_bound at the steps you need, or fewer steps.")));
 	if (status == DP_ERROR_HORIZON_EXCEEDED && mechanism->horizon == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

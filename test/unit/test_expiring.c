@@ -282,8 +282,9 @@ test_error(const char *text)
 
 /*
  * epsilon g(d) of dp_expiring written out: level 0, and levels l >= 1 with
- * 2^l <= d - B + 1, each epsilon (l + 1)^(lambda - 1) but at most 100 (a
- * level budget above the largest accepted epsilon is cut to it).
+ * 2^l <= d - B + 1, each epsilon (l + 1)^(lambda - 1), also where the
+ * level's noise was drawn for a budget cut to 100 (the curve stays nominal
+ * so that it bounds a statistic's counters too).
  */
 static double
 expiring_curve(double epsilon, double lambda, int64_t delay, int64_t age)
@@ -292,7 +293,7 @@ expiring_curve(double epsilon, double lambda, int64_t delay, int64_t age)
 
 	for (int level = 1; level < LEVELS; level++)
 		if ((((int64_t) 1) << level) <= age - delay + 1)
-			loss += fmin(epsilon * pow(level + 1, lambda - 1), 100);
+			loss += epsilon * pow(level + 1, lambda - 1);
 	return loss;
 }
 

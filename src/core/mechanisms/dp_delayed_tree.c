@@ -23,11 +23,14 @@
 bool
 dp_delayed_tree_of(const dp_mechanism *mechanism, dp_delayed_tree *tree)
 {
+	bool		found = false;
+
 	if (mechanism->kind == DP_MECHANISM_EXPIRING)
-		return dp_expiring_tree(mechanism, tree);
-	if (mechanism->kind == DP_MECHANISM_EXPIRING_BASELINE)
-		return dp_expiring_baseline_tree(mechanism, tree);
-	return false;
+		found = dp_expiring_tree(mechanism, tree);
+	else if (mechanism->kind == DP_MECHANISM_EXPIRING_BASELINE)
+		found = dp_expiring_baseline_tree(mechanism, tree);
+	/* the fixed arrays of a step are sized for 62 levels; validation keeps to them */
+	return found && tree->levels >= 1 && tree->levels <= DP_DELAYED_TREE_LEVELS_MAX;
 }
 
 /* D_l = doubling (2^l - 1) + constant for the group holding l; 0 for level 0 */
@@ -332,9 +335,15 @@ dp_delayed_tree_noise_groups(const dp_counter *counter, const dp_delayed_tree *t
 
 /* ---- privacy loss ---- */
 
-/* the loss of `count` intervals of one level each, all of class `index` */
+/*
+ * The loss of `count` intervals of one level each, all of class `index`.
+ * `as_drawn`: the budget the scale was computed from, cut at
+ * DP_EPSILON_MAX (the loss a count's intervals really cost); otherwise the
+ * nominal epsilon * budget_weight, which is never less and also bounds a
+ * statistic, whose counters split epsilon and each cut its own budget.
+ */
 static double
-class_loss(const dp_mechanism *mechanism, int index, int count)
+class_loss(const dp_mechanism *mechanism, int index, int count, bool as_drawn)
 {
 	dp_noise_class class;
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
@@ -343,8 +352,8 @@ class_loss(const dp_mechanism *mechanism, int index, int count)
 	if (count == 0 || !kind->noise_class(mechanism, index, &class))
 		return 0;
 	budget = mechanism->epsilon * class.budget_weight;
-	if (budget > DP_EPSILON_MAX)
-		budget = DP_EPSILON_MAX;	/* the scale was computed for this budget */
+	if (as_drawn && budget > DP_EPSILON_MAX)
+		budget = DP_EPSILON_MAX;
 	/* a whole class is its budget exactly */
 	if ((uint64_t) count == class.l1_units && class.share_denominator == 1)
 		return budget;
@@ -354,7 +363,7 @@ class_loss(const dp_mechanism *mechanism, int index, int count)
 double
 dp_delayed_tree_level_loss(const dp_mechanism *mechanism, const dp_delayed_tree *tree, int level)
 {
-	return class_loss(mechanism, dp_delayed_tree_class(tree, level), 1);
+	return class_loss(mechanism, dp_delayed_tree_class(tree, level), 1, true);
 }
 
 double
@@ -375,7 +384,7 @@ dp_delayed_tree_privacy_loss(const dp_mechanism *mechanism, int64_t age)
 			count++;
 		if (level + 1 == tree.levels || dp_delayed_tree_class(&tree, level + 1) != class)
 		{
-			loss += class_loss(mechanism, class, count);
+			loss += class_loss(mechanism, class, count, false);
 			count = 0;
 		}
 	}

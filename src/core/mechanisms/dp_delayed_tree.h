@@ -79,17 +79,17 @@ extern void dp_delayed_tree_segment(const dp_delayed_tree *tree, int level, int6
 									int64_t *first, int64_t *last);
 
 /*
- * The privacy loss one interval of the level costs, in units of epsilon'
- * = the mechanism's epsilon as its scales were computed (nominal: the
- * actual scales are never smaller than these imply).
+ * The privacy loss one interval of the level costs as its noise is drawn
+ * (a budget above DP_EPSILON_MAX cut to it, as the scale was).
  */
 extern double dp_delayed_tree_level_loss(const dp_mechanism *mechanism,
 										 const dp_delayed_tree *tree, int level);
 
 /*
  * The guaranteed loss of one privacy unit whose oldest data is `age`
- * steps old (age >= 0): the sum of the level losses over the levels with
- * D_l <= age.
+ * steps old (age >= 0): the sum of the nominal level budgets epsilon w_l
+ * over the levels with D_l <= age, never cut, so that it also bounds a
+ * statistic's counters, which split epsilon and cut each budget apart.
  */
 extern double dp_delayed_tree_privacy_loss(const dp_mechanism *mechanism, int64_t age);
 

@@ -71,6 +71,13 @@ baseline_validate(const dp_mechanism *mechanism, const char **field)
 {
 	double		past = mechanism->epsilon * mechanism->shape;
 
+	/* the tree has at most 62 levels: horizons below 2^62 */
+	if (baseline_levels(mechanism) > DP_DELAYED_TREE_LEVELS_MAX)
+	{
+		*field = "horizon";
+		return DP_ERROR_HORIZON;
+	}
+
 	if (!(mechanism->shape > 0 && past >= DP_EPSILON_MIN && past <= DP_EPSILON_MAX))
 	{
 		*field = "past_ratio";

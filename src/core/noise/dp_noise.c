@@ -718,21 +718,29 @@ dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count, double 
 		if (!plain)
 			return dp_weighted_noise_half_width_missing(used, used_count, miss);
 	}
-	if (used_count > 2)
+	if (used_count == 1 && used[0].terms <= DP_EXACT_TERMS_MAX)
+		return one_group_half_width(&used[0].scale, (int) used[0].terms, miss);
+	if (used_count == 2 && used[0].terms <= DP_EXACT_TERMS_MAX &&
+		used[1].terms <= DP_EXACT_TERMS_MAX)
+		return two_groups_half_width(used, miss);
+	/* more scales, or more terms than the closed forms take: convolve if narrow */
 	{
 		double		exact = convolved_half_width(used, used_count, miss);
+		double		chernoff;
 
-		return isnan(exact) ? dp_weighted_noise_half_width_missing(used, used_count, miss) : exact;
+		if (!isnan(exact))
+			return exact;
+		chernoff = dp_weighted_noise_half_width_missing(used, used_count, miss);
+		/*
+		 * Many terms of one scale: the Cornish-Fisher expansion, which is
+		 * close to the exact quantile there but meaningless when the
+		 * variance is tiny (its correction term then explodes): never
+		 * above the provable bound.
+		 */
+		if (used_count == 1)
+			return fmin(expansion_half_width(&used[0].scale, used[0].terms, miss), chernoff);
+		return chernoff;
 	}
-	if (used_count == 1)
-	{
-		if (used[0].terms <= DP_EXACT_TERMS_MAX)
-			return one_group_half_width(&used[0].scale, (int) used[0].terms, miss);
-		return expansion_half_width(&used[0].scale, used[0].terms, miss);
-	}
-	if (used[0].terms > DP_EXACT_TERMS_MAX || used[1].terms > DP_EXACT_TERMS_MAX)
-		return NAN;
-	return two_groups_half_width(used, miss);
 }
 
 double

@@ -205,7 +205,7 @@ dp_planning_max_error_bound(const dp_mechanism *mechanism, int64_t steps, double
 		c.count = merge_equal_groups(groups, dp_counter_noise_groups_at(&header, s, groups));
 		if (c.count > CONFIGURATION_GROUPS_MAX)
 		{
-			*field = "steps";
+			*field = "noise_scales";
 			return DP_ERROR_HORIZON_EXCEEDED;
 		}
 		memcpy(c.groups, groups, sizeof(dp_noise_group) * (size_t) c.count);
