@@ -36,7 +36,8 @@ set xlabel 't'
 set ylabel 'sd of the release error'
 set key top left
 set grid
-plot for [i=2:7] 'bench/out/expiration_error.dat' using 1:i with lines lw 2 title columnheader(i)
+labels = "lambda=0.5 lambda=1 lambda=2 lambda=3 W=127 W=1023"
+plot for [i=2:7] 'bench/out/expiration_error.dat' using 1:i with lines lw 2 title word(labels, i - 1)
 PLOT
 gnuplot <<'PLOT'
 set terminal pngcairo size 1000,620 noenhanced
