@@ -306,12 +306,15 @@ extern dp_status dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t
 										  const char **field);
 
 /* Binary serialization (little-endian, versioned); identical for send/recv. */
-#define DP_COUNTER_FORMAT_VERSION 5	/* written only with a real parameter; 4 otherwise; 1 to 3 are still read */
-/* The public prefix of the binary form: mechanism, node count and steps. */
-#define DP_COUNTER_PUBLIC_BYTES 56
+#define DP_COUNTER_FORMAT_VERSION 6	/* compact (varints); 1 to 5 are still read */
 /* DP_ERROR_OVERFLOW when a stored node would be beyond what decoders accept. */
 extern dp_status dp_counter_check_storable(const dp_counter *counter);
 extern size_t dp_counter_serialized_size(const dp_counter *counter);
+/* The length of its public prefix: mechanism, steps and node count (sealing keeps it in the clear). */
+extern size_t dp_counter_public_size(const dp_counter *counter);
+/* The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), for tests of old states. */
+extern size_t dp_counter_fixed_size(const dp_counter *counter);
+extern void dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out);
 extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);
 /* Reads the mechanism and node count so the caller can size the counter. */
 extern dp_status dp_counter_peek(const unsigned char *data, size_t length,

@@ -81,7 +81,7 @@ dp_counter_to_datum(const dp_counter *counter)
 		return dp_unsealed_datum(counter, NULL);
 	plain = palloc(length);
 	dp_counter_serialize(counter, plain);
-	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, DP_COUNTER_PUBLIC_BYTES);
+	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, dp_counter_public_size(counter));
 	explicit_bzero(plain, length);
 	pfree(plain);
 	return result;

@@ -84,7 +84,7 @@ dp_statistic_to_datum(const dp_statistic *statistic)
 		return dp_unsealed_datum(NULL, statistic);
 	plain = palloc(length);
 	dp_statistic_serialize(statistic, plain);
-	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length, DP_STATISTIC_PUBLIC_BYTES);
+	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length, dp_statistic_public_size(statistic));
 	explicit_bzero(plain, length);
 	pfree(plain);
 	return result;

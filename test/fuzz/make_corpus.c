@@ -450,9 +450,23 @@ counter_edge_bytes(void)
 	dp_mechanism m = mechanism(DP_MECHANISM_BINARY, 0, 1.0, 8, 1, 0);
 	dp_counter *counter = counter_after(&m, 3);
 	fuzz_forms	forms = fuzz_counter_forms_of(counter);
-	const unsigned char *binary = forms.binary;
-	size_t		length = forms.length;
+	/* the edits below are at the fixed offsets of versions 1 to 5 */
+	size_t		length = dp_counter_fixed_size(counter);
+	unsigned char *binary = malloc(length);
 	unsigned char buffer[2048];
+
+	dp_counter_serialize_fixed(counter, binary);
+	write_seed("fuzz_counter_binary", binary, length);
+
+	/* the compact form (version 6): truncated, one byte more, a zero run split, a longer varint */
+	memcpy(buffer, forms.binary, forms.length);
+	for (size_t cut = 1; cut < forms.length; cut += 3)
+		write_seed("fuzz_counter_binary", buffer, cut);
+	buffer[forms.length] = 0;
+	write_seed("fuzz_counter_binary", buffer, forms.length + 1);
+	buffer[forms.length - 1] |= 0x80;
+	buffer[forms.length] = 0;
+	write_seed("fuzz_counter_binary", buffer, forms.length + 1);
 
 	/* version 1: no block field, nodes at 48 */
 	memcpy(buffer, binary, 48);
@@ -520,6 +534,7 @@ counter_edge_bytes(void)
 	dp_put_u64(buffer + 16, 0);
 	write_seed("fuzz_counter_binary", buffer, length);
 
+	free(binary);
 	fuzz_free_forms(&forms);
 	free(counter);
 }

@@ -401,9 +401,12 @@ test_version_1_bytes(void)
 	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
 	for (int t = 0; t < 37; t++)
 		dp_counter_push(counter, t % 3, &rng);
-	size = dp_counter_serialized_size(counter);
+	size = dp_counter_fixed_size(counter);
 	bytes = malloc(size);
-	dp_counter_serialize(counter, bytes);
+	dp_counter_serialize_fixed(counter, bytes);
+	tap_ok(bytes[0] == 4 && dp_counter_deserialize(bytes, size, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
+		   dp_counter_release(reread) == dp_counter_release(counter) && reread->steps == 37,
+		   "a version-4 state (0.7.0 to 0.9.0) reads with the same release and steps");
 	/* format 2 (0.2.0 to 0.5.0): version byte 2, the nodes right after byte 56 */
 	bytes[0] = 2;
 	memmove(bytes + 56, bytes + 168, size - 168);
@@ -435,14 +438,37 @@ test_sizes(void)
 	mechanism.horizon = (int64_t) 1 << 20;
 	counter = malloc(dp_counter_size(&mechanism));
 	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
-	tap_ok(dp_counter_serialized_size(counter) == 168 + 16 * 21,
-		   "serialized state at T = 2^20: %zu bytes (21 levels)", dp_counter_serialized_size(counter));
+	tap_ok(dp_counter_fixed_size(counter) == 168 + 16 * 21,
+		   "fixed layout at T = 2^20: %zu bytes (21 levels)", dp_counter_fixed_size(counter));
+	/*
+	 * The compact form over a whole stream of 0/1 values: about 20 bytes of
+	 * header and one to three bytes per level (noise of scale 21, partial
+	 * sums below 2^21): at most 100 bytes, read back to the same release.
+	 */
+	for (int64_t t = 0; t < ((int64_t) 1 << 20); t++)
+		dp_counter_push(counter, t & 1, &rng);
+	{
+		size_t		size = dp_counter_serialized_size(counter);
+		unsigned char *bytes = malloc(size);
+		dp_counter *reread = malloc(dp_counter_size(&mechanism));
+		dp_parse_error error;
+
+		dp_counter_serialize(counter, bytes);
+		tap_ok(size <= 100 && bytes[0] == 6 &&
+			   dp_counter_deserialize(bytes, size, reread, dp_counter_size(&mechanism), &error) == DP_OK &&
+			   dp_counter_release(reread) == dp_counter_release(counter) &&
+			   reread->steps == counter->steps,
+			   "compact state at T = 2^20 after 2^20 steps: %zu bytes (21 levels), reads back", size);
+		free(bytes);
+		free(reread);
+	}
 	free(counter);
 	mechanism.horizon = (int64_t) 1 << 40;
 	counter = malloc(dp_counter_size(&mechanism));
 	dp_counter_start(counter, &mechanism, &rng, &(const char *) {NULL});
-	tap_ok(dp_counter_serialized_size(counter) == 168 + 16 * 41,
-		   "serialized state at T = 2^40: %zu bytes (41 levels)", dp_counter_serialized_size(counter));
+	tap_ok(dp_counter_fixed_size(counter) == 168 + 16 * 41 && dp_counter_serialized_size(counter) <= 20 + 3 * 41,
+		   "T = 2^40 at step 0: fixed layout %zu bytes, compact %zu (41 levels)",
+		   dp_counter_fixed_size(counter), dp_counter_serialized_size(counter));
 	free(counter);
 }
 

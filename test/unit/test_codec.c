@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "tap.h"
+#include "dp_bytes.h"
+#include "dp_counter.h"
 #include "dp_mechanism.h"
+#include "test_support.h"
 
 static dp_mechanism
 make(dp_mechanism_kind kind, uint32_t flags, int64_t horizon, int64_t block,
@@ -113,10 +116,111 @@ test_refusals(void)
 	}
 }
 
+/* a counter's compact form decodes (1) or is refused (0) */
+static int
+decodes(const unsigned char *bytes, size_t length, const dp_mechanism *m)
+{
+	dp_counter *counter = malloc(dp_counter_size(m));
+	dp_parse_error error;
+	int			ok = dp_counter_deserialize(bytes, length, counter, dp_counter_size(m), &error) == DP_OK;
+
+	free(counter);
+	return ok;
+}
+
+/*
+ * The compact state form (version 6): a round trip, every truncation and a
+ * trailing byte refused, and one encoding per state: a longer varint, an
+ * empty zero run, two zero runs in a row and a run past the node count
+ * are refused.  Hand-built states of balanced_unbounded(arity=21), whose
+ * levels above the open block are zero nodes.
+ */
+static void
+test_compact_states(void)
+{
+	dp_mechanism m = test_mechanism("binary(epsilon=1,horizon=8)");
+	dp_random	rng;
+	dp_counter *counter;
+	unsigned char bytes[512];
+	size_t		size;
+	int			truncations = 0;
+
+	dp_random_init_keyed(&rng, "codec", 5);
+	counter = test_start_counter(&m, &rng);
+	for (int t = 0; t < 5; t++)
+		dp_counter_push(counter, t & 1, &rng);
+	size = dp_counter_serialized_size(counter);
+	dp_counter_serialize(counter, bytes);
+	tap_ok(bytes[0] == 6 && decodes(bytes, size, &m), "a compact Binary state (%zu bytes) reads back", size);
+	for (size_t length = 0; length < size; length++)
+		truncations += !decodes(bytes, length, &m);
+	tap_ok(truncations == (int) size, "every truncation of it is refused");
+	bytes[size] = 1;
+	tap_ok(!decodes(bytes, size + 1, &m), "a trailing byte is refused");
+	free(counter);
+
+	m = test_mechanism("balanced_unbounded(epsilon=1,arity=21)");
+	counter = test_start_counter(&m, &rng);
+	size = dp_counter_serialized_size(counter);
+	dp_counter_serialize(counter, bytes);
+	tap_ok(decodes(bytes, size, &m) && size < 100,
+		   "an unbounded state's unreached levels are one zero run: %zu bytes for %d nodes",
+		   size, counter->node_count);
+	{
+		/* the nodes start after the public fields and the noise key flag */
+		size_t		nodes = dp_counter_public_size(counter) + 1;
+		size_t		run = nodes;
+		unsigned char edited[600];
+
+		/* the zero run: the last 0x00 token of the encoding */
+		for (size_t i = nodes; i < size; i++)
+			if (bytes[i] == 0 && i + 1 < size)
+				run = i;
+		/* the run's length n with one byte more than its shortest form */
+		{
+			unsigned __int128 n = 0;
+			size_t		used = dp_get_varint(bytes + run + 1, size - run - 1, &n);
+			size_t		length = run + 1;
+
+			memcpy(edited, bytes, run + 1);
+			length += dp_put_varint(edited + length, n);
+			edited[length - 1] |= 0x80;
+			edited[length++] = 0;
+			memcpy(edited + length, bytes + run + 1 + used, size - run - 1 - used);
+			length += size - run - 1 - used;
+			tap_ok(used > 0 && !decodes(edited, length, &m),
+				   "a varint longer than its shortest form is refused");
+		}
+		memcpy(edited, bytes, size);
+		edited[run + 1] = 0;
+		tap_ok(!decodes(edited, size, &m), "an empty zero run is refused");
+		/* the run of n split in runs of 1 and n - 1 */
+		{
+			unsigned __int128 n = 0;
+			size_t		used = dp_get_varint(bytes + run + 1, size - run - 1, &n);
+			size_t		length = run + 1;
+
+			memcpy(edited, bytes, run + 1);
+			edited[length++] = 1;
+			edited[length++] = 0;
+			length += dp_put_varint(edited + length, n - 1);
+			memcpy(edited + length, bytes + run + 1 + used, size - run - 1 - used);
+			length += size - run - 1 - used;
+			tap_ok(used > 0 && n > 1 && !decodes(edited, length, &m),
+				   "two zero runs in a row are refused (one state, one encoding)");
+		}
+		memcpy(edited, bytes, size);
+		edited[run + 1] = (unsigned char) (bytes[run + 1] + 1);
+		tap_ok(!decodes(edited, size, &m), "a zero run past the node count is refused");
+	}
+	free(counter);
+}
+
 int
 main(void)
 {
 	test_round_trips();
 	test_refusals();
+	test_compact_states();
 	return tap_done();
 }

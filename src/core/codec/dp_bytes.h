@@ -60,4 +60,54 @@ dp_get_f64(const unsigned char *in)
 	return value;
 }
 
+/*
+ * Unsigned LEB128 varints for the compact formats: seven bits per byte,
+ * low first, the high bit set on every byte but the last.  A reader
+ * refuses a varint that runs past its buffer, past 128 bits, or that is
+ * not the shortest form of its value (one value, one encoding).
+ */
+static inline size_t
+dp_put_varint(unsigned char *out, unsigned __int128 value)
+{
+	size_t		length = 0;
+
+	do
+	{
+		unsigned char byte = (unsigned char) (value & 0x7F);
+
+		value >>= 7;
+		if (value != 0)
+			byte |= 0x80;
+		if (out)
+			out[length] = byte;
+		length++;
+	} while (value != 0);
+	return length;
+}
+
+/* bytes read (> 0), or 0 for a varint that is truncated, too long or not the shortest */
+static inline size_t
+dp_get_varint(const unsigned char *in, size_t available, unsigned __int128 *value)
+{
+	unsigned __int128 result = 0;
+
+	for (size_t i = 0; i < available && i < 19; i++)
+	{
+		unsigned __int128 bits = in[i] & 0x7F;
+
+		/* the 19th byte holds bits 126 and 127 only */
+		if (i == 18 && bits > 3)
+			return 0;
+		result |= bits << (7 * i);
+		if (!(in[i] & 0x80))
+		{
+			if (i > 0 && in[i] == 0)
+				return 0;		/* a longer form of a shorter varint */
+			*value = result;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
 #endif							/* DP_BYTES_H */

@@ -29,6 +29,22 @@
  *   168 f64 the parameter
  * and its nodes start at 176.
  *
+ * Version 6 (0.10.0), the one written, is compact: only what the state
+ * holds, in varints (dp_bytes.h), so a Binary state over 2^20 steps is
+ * about 90 bytes instead of 504:
+ *   u8 6, u8 kind, varint flags, f64 epsilon, varint horizon,
+ *   varint max_per_step, varint block, varint contributions,
+ *   f64 the real parameter (only for the kinds with one),
+ *   u8 key name length and its characters, varint steps, varint nodes
+ *     -- the public fields end here (sealing keeps them in the clear) --
+ *   u8 1 when a 32-byte noise key follows, else 0; the key;
+ *   the nodes: each a varint of its zigzag value (never 0), or 0x00 and a
+ *   varint n >= 1 for a run of n zero nodes (as long as the run goes).
+ * Levels a stream has not reached are zero nodes, so they cost a few bytes
+ * in all.  Every field is read against the remaining length, and a state
+ * has one encoding only: shortest varints, maximal zero runs, no bytes
+ * after the last node.
+ *
  * Versions 1 (dp_stream 0.1.0, Binary only: no block field, nodes at 48) and
  * 2 (nodes at 56) are still read, without a noise key.  The consistent
  * release, when that option is set, is the last node.  The text form is
@@ -61,12 +77,7 @@ header_bytes(int version)
 		version == 3 ? HEADER_BYTES_V3 : version == 4 ? HEADER_BYTES_V4 : HEADER_BYTES_V5;
 }
 
-/* the version written: 5 exactly when the mechanism has a real parameter */
-static int
-written_version(const dp_mechanism *mechanism)
-{
-	return mechanism->shape != 0 ? 5 : 4;
-}
+#define COMPACT_VERSION 6
 
 static dp_status
 fail(dp_parse_error *error, const char *field, const char *problem)
@@ -108,27 +119,167 @@ dp_counter_check_storable(const dp_counter *counter)
 	return DP_OK;
 }
 
+/* An output that only counts bytes when out is NULL. */
+typedef struct byte_writer
+{
+	unsigned char *out;
+	size_t		length;
+} byte_writer;
+
+static void
+put_bytes(byte_writer *w, const void *bytes, size_t length)
+{
+	if (w->out)
+		memcpy(w->out + w->length, bytes, length);
+	w->length += length;
+}
+
+static void
+put_u8(byte_writer *w, unsigned value)
+{
+	unsigned char byte = (unsigned char) value;
+
+	put_bytes(w, &byte, 1);
+}
+
+static void
+put_varint(byte_writer *w, unsigned __int128 value)
+{
+	w->length += dp_put_varint(w->out ? w->out + w->length : NULL, value);
+}
+
+static void
+put_f64(byte_writer *w, double value)
+{
+	unsigned char bytes[8];
+
+	dp_put_f64(bytes, value);
+	put_bytes(w, bytes, 8);
+}
+
+static size_t
+key_name_length(const dp_mechanism *mechanism)
+{
+	size_t		length = 0;
+
+	while (length < DP_KEY_NAME_MAX && mechanism->key[length] != '\0')
+		length++;
+	return length;
+}
+
+/* zigzag: small magnitudes of either sign give small varints */
+static unsigned __int128
+zigzag(dp_int128 value)
+{
+	return ((unsigned __int128) value << 1) ^ (unsigned __int128) (value >> 127);
+}
+
+static dp_int128
+unzigzag(unsigned __int128 value)
+{
+	return (dp_int128) (value >> 1) ^ -(dp_int128) (value & 1);
+}
+
+/* The compact form (version 6) into out, or only its length; *public_length: its public fields. */
+static size_t
+compact_encode(const dp_counter *counter, unsigned char *out, size_t *public_length)
+{
+	const dp_mechanism *m = &counter->mechanism;
+	byte_writer w = {out, 0};
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+	size_t		key_length = key_name_length(m);
+
+	put_u8(&w, COMPACT_VERSION);
+	put_u8(&w, (unsigned) m->kind);
+	put_varint(&w, m->flags);
+	put_f64(&w, m->epsilon);
+	/* a valid mechanism has no negative field */
+	put_varint(&w, (uint64_t) m->horizon);
+	put_varint(&w, (uint64_t) m->max_per_step);
+	put_varint(&w, (uint64_t) m->block);
+	put_varint(&w, (uint64_t) m->contributions);
+	if (counter->kind->shape_name)
+		put_f64(&w, m->shape);
+	put_u8(&w, (unsigned) key_length);
+	put_bytes(&w, m->key, key_length);
+	put_varint(&w, (uint64_t) counter->steps);
+	put_varint(&w, (uint64_t) counter->node_count);
+	if (public_length)
+		*public_length = w.length;
+	put_u8(&w, counter->has_noise_key ? 1 : 0);
+	if (counter->has_noise_key)
+		put_bytes(&w, counter->noise_key, DP_NOISE_KEY_BYTES);
+
+	dp_counter_persisted_nodes(counter, nodes);
+	for (int i = 0; i < counter->node_count;)
+	{
+		if (nodes[i] == 0)
+		{
+			int			run = 0;
+
+			while (i + run < counter->node_count && nodes[i + run] == 0)
+				run++;
+			put_u8(&w, 0);
+			put_varint(&w, (unsigned) run);
+			i += run;
+		}
+		else
+			put_varint(&w, zigzag(nodes[i++]));
+	}
+	return w.length;
+}
+
 size_t
 dp_counter_serialized_size(const dp_counter *counter)
 {
-	return header_bytes(written_version(&counter->mechanism)) + 16 * (size_t) counter->node_count;
+	return compact_encode(counter, NULL, NULL);
+}
+
+size_t
+dp_counter_public_size(const dp_counter *counter)
+{
+	size_t		public_length = 0;
+
+	(void) compact_encode(counter, NULL, &public_length);
+	return public_length;
 }
 
 void
 dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 {
+	(void) compact_encode(counter, out, NULL);
+}
+
+/*
+ * The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), which every
+ * reader still accepts: written by the tests of old states and by tools
+ * that want fixed offsets, never by the extension.
+ */
+static int
+fixed_version(const dp_mechanism *mechanism)
+{
+	return mechanism->shape != 0 ? 5 : 4;
+}
+
+size_t
+dp_counter_fixed_size(const dp_counter *counter)
+{
+	return header_bytes(fixed_version(&counter->mechanism)) + 16 * (size_t) counter->node_count;
+}
+
+void
+dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out)
+{
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
-	uint64_t	epsilon_bits;
-	int			version = written_version(&counter->mechanism);
+	int			version = fixed_version(&counter->mechanism);
 	size_t		header = header_bytes(version);
 
-	memcpy(&epsilon_bits, &counter->mechanism.epsilon, sizeof(epsilon_bits));
 	memset(out, 0, header);
 	out[0] = (unsigned char) version;
 	dp_put_u32(out + 4, (uint32_t) counter->mechanism.kind);
 	dp_put_u32(out + 8, counter->mechanism.flags);
 	dp_put_u32(out + 12, (uint32_t) counter->node_count);
-	dp_put_u64(out + 16, epsilon_bits);
+	dp_put_f64(out + 16, counter->mechanism.epsilon);
 	dp_put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
 	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
 	dp_put_u64(out + 40, (uint64_t) counter->steps);
@@ -149,6 +300,173 @@ dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 		dp_put_u64(out + header + 16 * i, (uint64_t) bits);
 		dp_put_u64(out + header + 16 * i + 8, (uint64_t) (bits >> 64));
 	}
+}
+
+/* Reads fields of the compact form in order, each against what is left. */
+typedef struct byte_reader
+{
+	const unsigned char *data;
+	size_t		length;
+	size_t		position;
+	bool		failed;
+} byte_reader;
+
+static unsigned
+get_u8(byte_reader *r)
+{
+	if (r->failed || r->position >= r->length)
+	{
+		r->failed = true;
+		return 0;
+	}
+	return r->data[r->position++];
+}
+
+static unsigned __int128
+get_varint(byte_reader *r, unsigned __int128 limit)
+{
+	unsigned __int128 value = 0;
+	size_t		used;
+
+	if (r->failed)
+		return 0;
+	used = dp_get_varint(r->data + r->position, r->length - r->position, &value);
+	if (used == 0 || value > limit)
+	{
+		r->failed = true;
+		return 0;
+	}
+	r->position += used;
+	return value;
+}
+
+static double
+get_f64(byte_reader *r)
+{
+	if (r->failed || r->length - r->position < 8)
+	{
+		r->failed = true;
+		return 0;
+	}
+	r->position += 8;
+	return dp_get_f64(r->data + r->position - 8);
+}
+
+static const unsigned char *
+get_bytes(byte_reader *r, size_t length)
+{
+	if (r->failed || r->length - r->position < length)
+	{
+		r->failed = true;
+		return NULL;
+	}
+	r->position += length;
+	return r->data + r->position - length;
+}
+
+typedef struct compact_header
+{
+	int64_t		steps;
+	size_t		node_count;
+	const unsigned char *noise_key;
+	size_t		nodes_offset;
+} compact_header;
+
+/*
+ * The fields of a compact state up to its nodes, each checked against the
+ * remaining length; the mechanism is validated and the node count checked
+ * against it before anything else is read.
+ */
+static dp_status
+compact_header_read(const unsigned char *data, size_t length, dp_mechanism *mechanism,
+					compact_header *header, dp_parse_error *error)
+{
+	byte_reader r = {data, length, 1, false};
+	const dp_counter_kind *kind;
+	const unsigned char *key;
+	size_t		key_length;
+	const char *field;
+	unsigned	noise_key_flag;
+
+	memset(mechanism, 0, sizeof(*mechanism));
+	memset(header, 0, sizeof(*header));
+	mechanism->kind = (int32_t) get_u8(&r);
+	mechanism->flags = (uint32_t) get_varint(&r, UINT32_MAX);
+	mechanism->epsilon = get_f64(&r);
+	mechanism->horizon = (int64_t) get_varint(&r, INT64_MAX);
+	mechanism->max_per_step = (int64_t) get_varint(&r, INT64_MAX);
+	mechanism->block = (int64_t) get_varint(&r, INT64_MAX);
+	mechanism->contributions = (int64_t) get_varint(&r, INT64_MAX);
+	if (r.failed)
+		return fail(error, "length", "shorter than the state header, or a field out of range");
+	kind = dp_counter_kind_by_id(mechanism->kind);
+	if (kind == NULL)
+		return fail(error, "kind", "unknown mechanism kind");
+	if (kind->shape_name)
+		mechanism->shape = get_f64(&r);
+	key_length = get_u8(&r);
+	if (key_length > DP_KEY_NAME_MAX)
+		return fail(error, "key", "key name longer than 63 characters");
+	key = get_bytes(&r, key_length);
+	header->steps = (int64_t) get_varint(&r, INT64_MAX);
+	header->node_count = (size_t) get_varint(&r, DP_COUNTER_MAX_NODES);
+	if (r.failed)
+		return fail(error, "length", "shorter than the state header, or a field out of range");
+	/* one state, one form: no padding inside the name */
+	if (memchr(key, '\0', key_length) != NULL)
+		return fail(error, "key", "key name with a NUL character");
+	memcpy(mechanism->key, key, key_length);
+	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
+		return fail(error, field, "out of range or invalid");
+	if (header->node_count != (size_t) dp_counter_persisted_node_count(mechanism))
+		return fail(error, "nodes", "node count does not match the mechanism");
+
+	noise_key_flag = get_u8(&r);
+	if (noise_key_flag > 1)
+		return fail(error, "noise_key", "the noise key flag is neither 0 nor 1");
+	header->noise_key = noise_key_flag ? get_bytes(&r, DP_NOISE_KEY_BYTES) : NULL;
+	if (r.failed)
+		return fail(error, "length", "shorter than the state header");
+	header->nodes_offset = r.position;
+	return DP_OK;
+}
+
+/* The nodes of a compact state: exactly node_count of them, then the end. */
+static dp_status
+compact_nodes_read(const unsigned char *data, size_t length, const compact_header *header,
+				   dp_int128 *nodes, dp_parse_error *error)
+{
+	byte_reader r = {data, length, header->nodes_offset, false};
+	size_t		filled = 0;
+	bool		after_run = false;
+
+	while (filled < header->node_count)
+	{
+		if (r.position < r.length && r.data[r.position] == 0)
+		{
+			size_t		run;
+
+			r.position++;
+			run = (size_t) get_varint(&r, header->node_count - filled);
+			if (r.failed || run == 0 || after_run)
+				return fail(error, "nodes", "a zero run that is empty, too long or not maximal");
+			memset(nodes + filled, 0, sizeof(dp_int128) * run);
+			filled += run;
+			after_run = true;
+		}
+		else
+		{
+			unsigned __int128 value = get_varint(&r, ~(unsigned __int128) 0);
+
+			if (r.failed)
+				return fail(error, "nodes", "a node value past the end or not in its shortest form");
+			nodes[filled++] = unzigzag(value);
+			after_run = false;
+		}
+	}
+	if (r.position != r.length)
+		return fail(error, "length", "bytes after the last node");
+	return DP_OK;
 }
 
 static dp_status
@@ -188,7 +506,13 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 	const char *field;
 	size_t		node_count;
 
-	if (length < 1 || data[0] < 1 || data[0] > DP_COUNTER_FORMAT_VERSION)
+	if (length >= 1 && data[0] == COMPACT_VERSION)
+	{
+		compact_header header;
+
+		return compact_header_read(data, length, mechanism, &header, error);
+	}
+	if (length < 1 || data[0] < 1 || data[0] > 5)
 		return fail(error, "version", "unsupported state format version");
 	if (length < header_bytes(data[0]))
 		return fail(error, "length", "shorter than the state header");
@@ -287,11 +611,24 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 {
 	dp_mechanism mechanism;
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
-	dp_status	status = dp_counter_peek(data, length, &mechanism, error);
+	dp_status	status;
 	size_t		node_count;
 	int64_t		steps;
 	const unsigned char *noise_key;
 
+	if (length >= 1 && data[0] == COMPACT_VERSION)
+	{
+		compact_header header;
+
+		status = compact_header_read(data, length, &mechanism, &header, error);
+		if (status == DP_OK)
+			status = compact_nodes_read(data, length, &header, nodes, error);
+		if (status != DP_OK)
+			return status;
+		return load(counter, counter_bytes, &mechanism, header.steps, nodes,
+					(int) header.node_count, header.noise_key, error);
+	}
+	status = dp_counter_peek(data, length, &mechanism, error);
 	if (status != DP_OK)
 		return status;
 	/* peek checked the count against the mechanism and the length */

@@ -77,6 +77,12 @@ dp_statistic_check_storable(const dp_statistic *statistic)
 }
 
 size_t
+dp_statistic_public_size(const dp_statistic *statistic)
+{
+	return HEADER_BYTES + 4 + dp_counter_public_size(dp_statistic_counter_const(statistic, 0));
+}
+
+size_t
 dp_statistic_serialized_size(const dp_statistic *statistic)
 {
 	size_t		size = HEADER_BYTES;

@@ -191,7 +191,7 @@ extern bool dp_statistic_error_bound(const dp_statistic *statistic, double confi
  * The public prefix of the binary form: the spec, and the length and public
  * prefix of the first channel's counter (its mechanism and steps).
  */
-#define DP_STATISTIC_PUBLIC_BYTES (32 + 4 + DP_COUNTER_PUBLIC_BYTES)
+extern size_t dp_statistic_public_size(const dp_statistic *statistic);
 extern size_t dp_statistic_serialized_size(const dp_statistic *statistic);
 /* DP_ERROR_OVERFLOW when a channel could not be read back (dp_counter_check_storable). */
 extern dp_status dp_statistic_check_storable(const dp_statistic *statistic);
