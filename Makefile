@@ -63,6 +63,26 @@ unit-sanitize:
 	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \
 	  if [ $$status -ne 0 ]; then tail -30 $${t%.c}.asan.log; exit 1; fi; done
 
+# the C unit tests under valgrind's memcheck (leaks and invalid accesses
+# fatal); slow: each test runs about 30 times longer than natively
+unit-valgrind: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do \
+	  DP_AUDIT_RUNS=100000 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    $$t > $${t%.bin}.valgrind.log 2>&1; status=$$?; \
+	  echo "$$t: $$(grep -c '^ok' $${t%.bin}.valgrind.log) ok, $$(grep -c '^not ok' $${t%.bin}.valgrind.log) not ok, exit $$status"; \
+	  if [ $$status -ne 0 ]; then tail -30 $${t%.bin}.valgrind.log; exit 1; fi; done
+
+# the privacy audit (test/unit/audit.h) with 2,000,000 runs per stream, and
+# the same audit of a build whose Binary noise is halved, which must fail
+audit: test/unit/test_audit.bin
+	DP_AUDIT_RUNS=2000000 test/unit/test_audit.bin
+
+audit-broken:
+	@mkdir -p $(FUZZ_BUILD)
+	$(CC) $(UNIT_CFLAGS) -DDP_TEST_HALVE_BINARY_NOISE -o $(FUZZ_BUILD)/audit_broken test/unit/test_audit.c $(CORE_SOURCES) -lsodium -lm
+	@if $(FUZZ_BUILD)/audit_broken; then echo "audit-broken: the audit passed a mechanism with half its noise"; exit 1; \
+	else echo "audit-broken: the audit failed the build with halved Binary noise, as it must"; fi
+
 # libFuzzer harnesses of src/core under ASan + UBSan (test/fuzz/README.md).
 # FUZZ_CORE and FUZZ_BUILD may point at a patched copy of the core and a
 # build directory of its own.
@@ -124,7 +144,7 @@ fuzz-corpus: $(FUZZ_BUILD)/make_corpus
 core-flags:
 	@echo $(CORE_INCLUDES) $(CORE_SOURCES)
 
-.PHONY: core-flags unit unit-sanitize test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
+.PHONY: core-flags unit unit-sanitize unit-valgrind audit audit-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 

@@ -82,6 +82,11 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 	 */
 	if (status != DP_SCALE_OK)
 		scale = (dp_scale) {((dp_uint128) 1) << 110, 1};
+#ifdef DP_TEST_HALVE_BINARY_NOISE
+	/* a deliberately broken build for the privacy audit (make audit-broken): never shipped */
+	if (counter->mechanism.kind == DP_MECHANISM_BINARY)
+		scale.denominator *= 2;
+#endif
 	return scale;
 }
 

@@ -1,0 +1,52 @@
+/*
+ * test_audit.c
+ *		The quick privacy audit (audit.h): for the mechanisms whose releases
+ *		expose the noisy value of every node that holds a step, seeded runs
+ *		on neighbouring streams must not show a loss above epsilon (the
+ *		Clopper-Pearson lower bound, at alpha = 1e-6 split over the events),
+ *		and the audit must be sharp: its point estimate is close to the loss
+ *		the released nodes of that step can show.  Built with
+ *		-DDP_TEST_HALVE_BINARY_NOISE (make audit-broken) the Binary lines
+ *		fail: the audit sees about twice epsilon.  bench/audit.sh runs more
+ *		cases with ten times the runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "audit.h"
+#include "tap.h"
+
+#define ALPHA 1e-6
+
+/* 200,000 runs per stream in make test; DP_AUDIT_RUNS for more (make audit) */
+static int64_t runs = 200000;
+
+static void
+audit_case(const char *text, int64_t steps, int64_t j, const char *why)
+{
+	audit_result r = audit_run(text, steps, j, runs, ALPHA);
+
+	tap_ok(r.epsilon_low <= r.epsilon,
+		   "%s, step %lld of %lld (%s): loss lower bound %.3f <= epsilon %.3f "
+		   "(estimate %.3f from P = %.4f vs %.4f; %d released nodes hold the step, "
+		   "together %.3f)", text, (long long) j, (long long) steps, why, r.epsilon_low,
+		   r.epsilon, r.epsilon_estimate, r.p1, r.p0, r.nodes, r.item_epsilon);
+	/* sharp: the estimate reaches most of what the nodes can show (10 standard errors below it) */
+	tap_ok(r.epsilon_estimate >= 0.8 * r.item_epsilon,
+		   "%s, step %lld: the audit is sharp (estimate %.3f of %.3f)", text, (long long) j,
+		   r.epsilon_estimate, r.item_epsilon);
+}
+
+int
+main(void)
+{
+	if (getenv("DP_AUDIT_RUNS") && atoll(getenv("DP_AUDIT_RUNS")) > 0)
+		runs = atoll(getenv("DP_AUDIT_RUNS"));
+	audit_case("binary(epsilon=1,horizon=16)", 16, 1, "the first item: all 5 ancestors released");
+	audit_case("binary(epsilon=1,horizon=16)", 16, 9, "an item at a power of 2 plus 1");
+	audit_case("binary(epsilon=0.5,horizon=8,max_per_step=3)", 8, 5, "max_per_step 3");
+	audit_case("simple_ii(epsilon=1)", 8, 3, "one node per step");
+	audit_case("binary(epsilon=2,horizon=64)", 64, 33, "the first item of the second half");
+	audit_case("binary(epsilon=1,horizon=1,max_per_step=5)", 1, 1, "one step, one node");
+	return tap_done();
+}
