@@ -151,11 +151,21 @@ typedef struct audit_result
 	int			nodes;			/* released nodes that hold step j */
 } audit_result;
 
-/* the steps e - 2^l, e of each released node that holds j (Binary; Simple II: level 0 only) */
+/*
+ * The released nodes that hold step j, as pairs of steps (s, e): the
+ * node's noisy value is R_e - R_s.  A k-ary tree (Binary: k = 2) releases
+ * at t the nodes of t's base-k digits, so the node of level l and index m
+ * (ending at e = m k^l) is R_e - R_(e - k^l) when m is not a multiple of
+ * k (otherwise its parent replaces it and it is never released).
+ * Two-level releases the items of the open block and the sums of the
+ * closed ones: item t is R_t - R_(t-1) unless t closes a block, and the
+ * block ending at e is R_e - R_(e - B).  Simple II: R_j - R_(j-1).
+ */
 static inline int
 audit_nodes_of(const dp_mechanism *m, int64_t steps, int64_t j, int64_t *ends, int64_t *starts)
 {
 	int			count = 0;
+	int64_t		arity = m->kind == DP_MECHANISM_KARY ? m->block : 2;
 
 	if (m->kind == DP_MECHANISM_SIMPLE_II)
 	{
@@ -163,18 +173,34 @@ audit_nodes_of(const dp_mechanism *m, int64_t steps, int64_t j, int64_t *ends, i
 		starts[0] = j - 1;
 		return 1;
 	}
-	for (int level = 0; ((int64_t) 1 << level) <= m->horizon; level++)
+	if (m->kind == DP_MECHANISM_TWO_LEVEL)
 	{
-		int64_t		width = (int64_t) 1 << level;
+		int64_t		block_end = (j + m->block - 1) / m->block * m->block;
+
+		if (j % m->block != 0)
+		{
+			ends[count] = j;
+			starts[count++] = j - 1;
+		}
+		if (block_end <= steps)
+		{
+			ends[count] = block_end;
+			starts[count++] = block_end - m->block;
+		}
+		return count;
+	}
+	for (int64_t width = 1; width <= m->horizon; width *= arity)
+	{
 		int64_t		index = (j + width - 1) / width;
 
-		/* only odd intervals appear in a binary decomposition */
-		if (index % 2 == 1 && index * width <= steps)
+		if (index % arity != 0 && index * width <= steps)
 		{
 			ends[count] = index * width;
 			starts[count] = index * width - width;
 			count++;
 		}
+		if (width > m->horizon / arity)
+			break;
 	}
 	return count;
 }

@@ -48,5 +48,9 @@ main(void)
 	audit_case("simple_ii(epsilon=1)", 8, 3, "one node per step");
 	audit_case("binary(epsilon=2,horizon=64)", 64, 33, "the first item of the second half");
 	audit_case("binary(epsilon=1,horizon=1,max_per_step=5)", 1, 1, "one step, one node");
+	audit_case("kary(epsilon=1,horizon=27,arity=3)", 27, 1, "the first item of a 3-ary tree");
+	audit_case("kary(epsilon=1,horizon=64,arity=4)", 27, 22, "an item inside the second block of 16");
+	audit_case("two_level(epsilon=1,horizon=16,block=4)", 16, 6, "an item inside a closed block");
+	audit_case("two_level(epsilon=1,horizon=16,block=4)", 16, 8, "the last item of a block");
 	return tap_done();
 }
