@@ -24,14 +24,15 @@
  *   160 i64 contributions (person level, else 0)
  * and its nodes start at 168.
  *
- * Version 5 (0.10.0), written only for a mechanism with a real parameter
- * (dp_mechanism.shape; the others keep version 4), adds
+ * Version 5 (development builds of 0.10.0 only: the fixed layout for a
+ * mechanism with a real parameter, dp_mechanism.shape) adds
  *   168 f64 the parameter
- * and its nodes start at 176.
+ * and its nodes start at 176; it is still read, and dp_counter_serialize_fixed
+ * writes it for such mechanisms.
  *
  * Version 6 (0.10.0), the one written, is compact: only what the state
  * holds, in varints (dp_bytes.h), so a Binary state over 2^20 steps is
- * about 90 bytes instead of 504:
+ * about 50 bytes instead of 504:
  *   u8 6, u8 kind, varint flags, f64 epsilon, varint horizon,
  *   varint max_per_step, varint block, varint contributions,
  *   f64 the real parameter (only for the kinds with one),
