@@ -135,6 +135,33 @@ dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism)
 	return memcmp(&stored, mechanism, sizeof(dp_mechanism)) == 0;
 }
 
+void
+dp_mechanism_bytes_remember(Datum datum, DpMechanismBytes *remembered)
+{
+	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
+	size_t		length = VARSIZE_ANY_EXHDR(value);
+
+	remembered->length = -1;
+	if (length <= DP_MECHANISM_BYTES_MAX)
+	{
+		memcpy(remembered->bytes, VARDATA_ANY(value), length);
+		remembered->length = (int) length;
+	}
+}
+
+bool
+dp_mechanism_datum_same(Datum datum, const DpMechanismBytes *remembered,
+						const dp_mechanism *mechanism)
+{
+	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
+
+	/* the same bytes are the same mechanism; other bytes may still be (old formats) */
+	if (remembered->length >= 0 && VARSIZE_ANY_EXHDR(value) == (size_t) remembered->length &&
+		memcmp(VARDATA_ANY(value), remembered->bytes, remembered->length) == 0)
+		return true;
+	return dp_mechanism_datum_equals(datum, mechanism);
+}
+
 Datum
 dp_mechanism_to_datum(const dp_mechanism *mechanism)
 {
