@@ -22,7 +22,6 @@ PG_FUNCTION_INFO_V1(dp_count_state_final);
 typedef struct CountAggState
 {
 	dp_mechanism mechanism;		/* to refuse a mechanism that changes mid-stream */
-	DpMechanismBytes mechanism_bytes;	/* its datum, for a per-row check without decoding */
 	dp_counter *counter;
 } CountAggState;
 
@@ -87,7 +86,6 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
 	state->mechanism = *mechanism;
-	dp_mechanism_bytes_remember(PG_GETARG_DATUM(2), &state->mechanism_bytes);
 	state->counter = MemoryContextAlloc(aggregate_context, dp_counter_size(mechanism));
 	status = dp_counter_begin(state->counter, mechanism, false, &field);
 	if (status != DP_OK)
@@ -113,7 +111,7 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 	{
 		state = (CountAggState *) PG_GETARG_POINTER(0);
 		if (PG_ARGISNULL(2) ||
-			!dp_mechanism_datum_same(PG_GETARG_DATUM(2), &state->mechanism_bytes, &state->mechanism))
+			!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(2), &state->mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),

@@ -135,31 +135,41 @@ dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism)
 	return memcmp(&stored, mechanism, sizeof(dp_mechanism)) == 0;
 }
 
-void
-dp_mechanism_bytes_remember(Datum datum, DpMechanismBytes *remembered)
+/* the bytes of the last mechanism datum an aggregate's row passed, decoded */
+#define MECHANISM_CACHE_BYTES 160
+typedef struct MechanismCache
 {
+	int			length;			/* -1: nothing cached */
+	unsigned char bytes[MECHANISM_CACHE_BYTES];
+	dp_mechanism mechanism;
+} MechanismCache;
+
+bool
+dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum, const dp_mechanism *mechanism)
+{
+	MechanismCache *cache = (MechanismCache *) fcinfo->flinfo->fn_extra;
 	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
 	size_t		length = VARSIZE_ANY_EXHDR(value);
 
-	remembered->length = -1;
-	if (length <= DP_MECHANISM_BYTES_MAX)
+	if (cache == NULL)
 	{
-		memcpy(remembered->bytes, VARDATA_ANY(value), length);
-		remembered->length = (int) length;
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(MechanismCache));
+		cache->length = -1;
+		fcinfo->flinfo->fn_extra = cache;
 	}
-}
-
-bool
-dp_mechanism_datum_same(Datum datum, const DpMechanismBytes *remembered,
-						const dp_mechanism *mechanism)
-{
-	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
-
-	/* the same bytes are the same mechanism; other bytes may still be (old formats) */
-	if (remembered->length >= 0 && VARSIZE_ANY_EXHDR(value) == (size_t) remembered->length &&
-		memcmp(VARDATA_ANY(value), remembered->bytes, remembered->length) == 0)
-		return true;
-	return dp_mechanism_datum_equals(datum, mechanism);
+	if (cache->length < 0 || length != (size_t) cache->length ||
+		memcmp(VARDATA_ANY(value), cache->bytes, length) != 0)
+	{
+		/* other bytes: decode them (any stored version) and keep them if they fit */
+		mechanism_read(datum, &cache->mechanism);
+		cache->length = -1;
+		if (length <= MECHANISM_CACHE_BYTES)
+		{
+			memcpy(cache->bytes, VARDATA_ANY(value), length);
+			cache->length = (int) length;
+		}
+	}
+	return memcmp(&cache->mechanism, mechanism, sizeof(dp_mechanism)) == 0;
 }
 
 Datum

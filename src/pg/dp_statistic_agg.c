@@ -145,7 +145,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 							   statistic->spec.lower, statistic->spec.upper,
 							   spec.lower, spec.upper),
 					 errhint("The noise is calibrated to the first bounds: pass constant bounds.")));
-		if (!dp_mechanism_datum_equals(PG_GETARG_DATUM(4), &statistic->spec.mechanism))
+		if (!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(4), &statistic->spec.mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),

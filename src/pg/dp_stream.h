@@ -119,21 +119,12 @@ extern void dp_refuse_repeatable_zcdp(void) pg_attribute_noreturn();
 extern bool dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism);
 
 /*
- * The bytes of the mechanism datum a stream started with, so that the
- * per-row check is a comparison of bytes; length -1 when they did not fit
- * (then every row decodes, as dp_mechanism_datum_equals does).
+ * The same for the per-row check of an aggregate's transition function: the
+ * last datum's bytes and their decoded mechanism are kept in fn_extra, so a
+ * row whose datum has the same bytes is not decoded again.
  */
-#define DP_MECHANISM_BYTES_MAX 160
-typedef struct DpMechanismBytes
-{
-	int			length;
-	unsigned char bytes[DP_MECHANISM_BYTES_MAX];
-} DpMechanismBytes;
-
-extern void dp_mechanism_bytes_remember(Datum datum, DpMechanismBytes *remembered);
-/* Whether the datum holds this mechanism: its bytes, or else decoded and compared. */
-extern bool dp_mechanism_datum_same(Datum datum, const DpMechanismBytes *remembered,
-									const dp_mechanism *mechanism);
+extern bool dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum,
+									   const dp_mechanism *mechanism);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 
 /* dp_counter SQL type: a varlena holding the core's binary form. */
