@@ -592,7 +592,7 @@ test_half_widths(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
-		dp_noise_group groups[2];
+		dp_noise_group groups[2] = {0};	/* family 0: Laplace */
 		double		w;
 		double		outside_w = 0, outside_below = 0;
 
@@ -623,8 +623,8 @@ test_half_widths(void)
 
 	{
 		/* large scales: the lattice is coarse, the answer never below the exact one */
-		dp_noise_group groups[2];
-		dp_noise_group single;
+		dp_noise_group groups[2] = {0};
+		dp_noise_group single = {0};
 		double		w, lower;
 
 		dp_scale_for(1000000, 1.0, &groups[0].scale);
@@ -643,7 +643,7 @@ test_half_widths(void)
 
 	for (int k = 100; k <= 128; k += 28)
 	{
-		dp_noise_group group;
+		dp_noise_group group = {0};
 		double		exact, expansion;
 
 		dp_scale_for(3, 1.0, &group.scale);
