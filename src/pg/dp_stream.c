@@ -39,9 +39,11 @@
  *   where that cannot be told.
  */
 #include "dp_stream.h"
+#include "dp_laplace_table.h"
 
 #include "access/parallel.h"
 #include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
 
@@ -59,6 +61,9 @@ static uint64 seed_generation = 0;
 typedef struct BackendRandom
 {
 	dp_random	stream;
+	/* tables of the constant-time sampler, for the unseeded stream only */
+	dp_sampler_cache samplers;
+	MemoryContext sampler_context;
 	pid_t		owner;
 	bool		seeded;
 	uint64		generation;
@@ -335,6 +340,18 @@ _PG_init(void)
 	MarkGUCPrefixReserved("dp_stream");
 }
 
+static void *
+sampler_allocate(void *context, size_t size)
+{
+	return MemoryContextAlloc((MemoryContext) context, size);
+}
+
+static void
+sampler_release_all(void *context)
+{
+	MemoryContextReset((MemoryContext) context);
+}
+
 dp_random *
 dp_backend_random(void)
 {
@@ -372,5 +389,26 @@ dp_backend_random(void)
 	}
 	state->owner = self;
 	state->generation = seed_generation;
+
+	/*
+	 * Fresh noise draws through the constant-time table sampler.  A seeded
+	 * stream keeps the reference sampler, so that a seed gives the same
+	 * values in every version (regression tests, reproducible demos).
+	 */
+	if (want_seed)
+		state->stream.samplers = NULL;
+	else
+	{
+		if (state->sampler_context == NULL)
+		{
+			state->sampler_context = AllocSetContextCreate(TopMemoryContext,
+														   "dp_stream sampler tables",
+														   ALLOCSET_DEFAULT_SIZES);
+			state->samplers.allocate = sampler_allocate;
+			state->samplers.release_all = sampler_release_all;
+			state->samplers.context = state->sampler_context;
+		}
+		state->stream.samplers = &state->samplers;
+	}
 	return &state->stream;
 }

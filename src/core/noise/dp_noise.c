@@ -5,6 +5,7 @@
  */
 #include "dp_noise.h"
 #include "dp_noise_sum.h"
+#include "dp_laplace_table.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -95,6 +96,15 @@ dp_bernoulli_exp_minus(dp_random *rng, dp_uint128 numerator, dp_uint128 denomina
  */
 dp_int128
 dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
+{
+	/* the table sampler when the stream has a cache: same law, constant time */
+	if (rng->samplers != NULL)
+		return dp_laplace_table_draw(dp_sampler_cache_laplace(rng->samplers, scale), rng);
+	return dp_discrete_laplace_reference(rng, scale);
+}
+
+dp_int128
+dp_discrete_laplace_reference(dp_random *rng, const dp_scale *scale)
 {
 	const dp_uint128 t = scale->numerator;
 	const uint64_t s = scale->denominator;

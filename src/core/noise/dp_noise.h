@@ -44,8 +44,14 @@ extern double dp_scale_as_double(const dp_scale *scale);
 /* Largest magnitude of one draw (see dp_discrete_laplace). */
 #define DP_NOISE_DRAW_MAX (((dp_uint128) 1) << 112)
 
-/* One draw from the discrete Laplace distribution of the given scale. */
+/*
+ * One draw from the discrete Laplace distribution of the given scale: by the
+ * constant-time table sampler when rng carries a sampler cache, otherwise
+ * by the reference sampler, whose draws from a keyed stream are the same in
+ * every version.
+ */
 extern dp_int128 dp_discrete_laplace(dp_random *rng, const dp_scale *scale);
+extern dp_int128 dp_discrete_laplace_reference(dp_random *rng, const dp_scale *scale);
 
 /* Exact variance 2q / (1 - q)^2 with q = exp(-1 / b). */
 extern double dp_discrete_laplace_variance(const dp_scale *scale);

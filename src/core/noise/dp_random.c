@@ -31,6 +31,7 @@ reset_stream(dp_random *rng)
 	rng->available = 0;
 	rng->bit_pool = 0;
 	rng->bits_left = 0;
+	rng->samplers = NULL;
 	rng->keyed = true;
 	sodium_memzero(rng->buffer, sizeof(rng->buffer));
 }
@@ -130,15 +131,6 @@ take(dp_random *rng, void *out, size_t length)
 		dp_random_bytes(rng, out, length);
 }
 
-uint64_t
-dp_random_uint64(dp_random *rng)
-{
-	uint64_t	value;
-
-	take(rng, &value, sizeof(value));
-	return value;
-}
-
 uint32_t
 dp_random_uint32(dp_random *rng)
 {
@@ -146,22 +138,6 @@ dp_random_uint32(dp_random *rng)
 
 	take(rng, &value, sizeof(value));
 	return value;
-}
-
-int
-dp_random_bit(dp_random *rng)
-{
-	int			bit;
-
-	if (rng->bits_left == 0)
-	{
-		rng->bit_pool = dp_random_uint64(rng);
-		rng->bits_left = 64;
-	}
-	bit = (int) (rng->bit_pool & 1);
-	rng->bit_pool >>= 1;
-	rng->bits_left--;
-	return bit;
 }
 
 /*

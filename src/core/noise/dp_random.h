@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "dp_int128.h"
 
@@ -31,6 +32,13 @@ typedef struct dp_random
 	bool		keyed;			/* false until one of the init functions ran */
 	uint64_t	bit_pool;		/* unused random bits for fair coins */
 	int			bits_left;
+	/*
+	 * Tables of the constant-time sampler (dp_laplace_table.h), or NULL:
+	 * then draws use the reference sampler of dp_noise.c, whose values for a
+	 * given key never change (keyed and seeded streams).  The init functions
+	 * set NULL; the owner of a long-lived stream attaches its cache.
+	 */
+	struct dp_sampler_cache *samplers;
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
 
@@ -51,10 +59,44 @@ extern void dp_random_derive_key(unsigned char *out, const unsigned char *key,
 extern void dp_random_wipe(dp_random *rng);
 
 extern void dp_random_bytes(dp_random *rng, void *out, size_t length);
-extern uint64_t dp_random_uint64(dp_random *rng);
 extern uint32_t dp_random_uint32(dp_random *rng);
+
+/*
+ * The two reads of every noise draw, inline: a call per word cost a fifth
+ * of a table-sampler draw.  Bytes handed out stay in the buffer until the
+ * next refill overwrites them (see dp_random.c).
+ */
+static inline uint64_t
+dp_random_uint64(dp_random *rng)
+{
+	uint64_t	value;
+
+	if (rng->available >= sizeof(value))
+	{
+		memcpy(&value, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(value));
+		rng->available -= sizeof(value);
+	}
+	else
+		dp_random_bytes(rng, &value, sizeof(value));
+	return value;
+}
+
 /* One fair bit. */
-extern int	dp_random_bit(dp_random *rng);
+static inline int
+dp_random_bit(dp_random *rng)
+{
+	int			bit;
+
+	if (rng->bits_left == 0)
+	{
+		rng->bit_pool = dp_random_uint64(rng);
+		rng->bits_left = 64;
+	}
+	bit = (int) (rng->bit_pool & 1);
+	rng->bit_pool >>= 1;
+	rng->bits_left--;
+	return bit;
+}
 
 /* Uniform on [0, bound), exactly (rejection sampling); bound must be > 0. */
 extern uint64_t dp_random_below(dp_random *rng, uint64_t bound);

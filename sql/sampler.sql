@@ -1,0 +1,45 @@
+-- Fresh noise (no dp_stream.seed) is drawn by the constant-time table
+-- sampler; check its law through SQL.  dp_binary(epsilon, 1) releases one
+-- node: the value plus one discrete Laplace draw of scale 1 / epsilon.
+-- Bands are at p = 1e-6 (z = 4.8916) from the exact moments; every draw is
+-- fresh, so the figures differ between runs but the verdicts do not.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dp_stream;
+RESET dp_stream.seed;
+
+CREATE TEMP TABLE draws AS
+SELECT g, dp_count(1, dp_binary(eps, 1)) - 1 AS noise, eps
+FROM generate_series(1, 100000) g, (VALUES (0.5::float8), (1.0), (0.05)) e(eps)
+GROUP BY g, eps;
+
+-- mean within its band; variance 2q / (1 - q)^2 within the band of its
+-- estimator (fourth moment of the law, by summation)
+WITH law AS (
+  SELECT eps, exp(-eps) AS q FROM (VALUES (0.5::float8), (1.0), (0.05)) e(eps)
+), moments AS (
+  SELECT l.eps, 2 * l.q / (1 - l.q) ^ 2 AS variance,
+         (SELECT sum(2 * (1 - l.q) / (1 + l.q) * exp(-l.eps * z) * (z::float8) ^ 4)
+            FROM generate_series(1, least(2000, (600 / l.eps)::int)) z) AS fourth
+  FROM law l
+)
+SELECT m.eps,
+       abs(avg(d.noise)) <= 4.8916 * sqrt(m.variance / count(*)) AS mean_ok,
+       abs(avg(d.noise::float8 ^ 2) - m.variance)
+         <= 4.8916 * sqrt((m.fourth - m.variance ^ 2) / count(*)) AS variance_ok
+FROM draws d JOIN moments m USING (eps)
+GROUP BY m.eps, m.variance, m.fourth
+ORDER BY m.eps;
+
+-- chi-squared at epsilon = 1 over the values -6..6 and the two tails (cells -7 and 7):
+-- 15 cells, 14 degrees of freedom, critical value 55.5 at p = 1e-6
+WITH cells AS (
+  SELECT greatest(-7, least(7, noise)) AS cell, count(*) AS observed
+  FROM draws WHERE eps = 1 GROUP BY 1
+), expected AS (
+  SELECT c AS cell,
+         100000 * CASE WHEN abs(c) < 7 THEN (1 - exp(-1.0)) / (1 + exp(-1.0)) * exp(-abs(c))
+                       ELSE exp(-7.0) / (1 + exp(-1.0)) END AS expected
+  FROM generate_series(-7, 7) c
+)
+SELECT sum((coalesce(observed, 0) - expected) ^ 2 / expected) < 55.5 AS chi_squared_ok
+FROM expected LEFT JOIN cells USING (cell);

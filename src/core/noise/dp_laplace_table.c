@@ -1,0 +1,445 @@
+/*
+ * dp_laplace_table.c
+ *		The table sampler: exact discrete Laplace draws in time that does
+ *		not depend on the value (see dp_laplace_table.h for the method).
+ *
+ * Why the chunks are independent.  P[G = g] is proportional to q^g =
+ * prod_i (q^(2^i))^(bit i of g), a product over the binary digits of g in
+ * which every digit is free: so the digits are independent, and so are
+ * groups of them.  The chunk of bits [s, s + w) takes the value v with
+ * probability proportional to Q^v, Q = q^(2^s), for v < 2^w; the top chunk
+ * has no upper limit (it carries all higher digits, P proportional to Q^v
+ * for every v >= 0).
+ *
+ * Cumulative distribution of a chunk: F(j) = (1 - Q^(j+1)) / (1 - Q^(2^w))
+ * for a truncated chunk, 1 - Q^(j+1) for the top one.  The inversion value
+ * is the number of boundaries F(j) at or below the uniform variate U.  The
+ * comparison U >= F(j) is decided as U * (1 - Q^(2^w)) >= 1 - Q^(j+1) with
+ * certified enclosures of both sides, so no division enters the exact path.
+ */
+#include "dp_laplace_table.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dp_bigfixed.h"
+
+/* precision of the tables: 254 fraction bits, far below a 64-bit cell */
+#define TABLE_LIMBS 4
+
+/*
+ * Bits of G the chunks cover: the least W with q^(2^W - 1) <= exp(-45)
+ * < 2^-64, so that the top chunk's last table boundary sits in the last
+ * cell and larger values always take the exact path.
+ */
+static int
+covered_bits(const dp_scale *scale)
+{
+	double		b = dp_scale_as_double(scale);
+	int			bits = 1;
+
+	while (bits < DP_LAPLACE_CHUNKS_MAX * DP_LAPLACE_CHUNK_BITS_MAX &&
+		   ldexp(1.0, bits) - 1.0 < 45.0 * b)
+		bits++;
+	return bits;
+}
+
+static int
+chunk_layout(const dp_scale *scale, int *widths)
+{
+	int			bits = covered_bits(scale);
+	int			count = 0;
+
+	while (bits > 0)
+	{
+		int			width = bits < DP_LAPLACE_CHUNK_BITS_MAX ? bits : DP_LAPLACE_CHUNK_BITS_MAX;
+
+		widths[count++] = width;
+		bits -= width;
+	}
+	return count;
+}
+
+size_t
+dp_laplace_table_size(const dp_scale *scale)
+{
+	int			widths[DP_LAPLACE_CHUNKS_MAX];
+	int			count = chunk_layout(scale, widths);
+	size_t		cells = 0;
+
+	for (int c = 0; c < count; c++)
+		cells += 2 * ((size_t) 1 << widths[c]);
+	return sizeof(dp_laplace_table) + cells * sizeof(uint64_t);
+}
+
+/* Enclosures of 1 - Q^m and of the chunk's normaliser 1 - Q^(2^w) (1 for the top chunk). */
+static void
+one_minus(dp_bigfixed_interval *out, const dp_bigfixed_interval *power, int limbs)
+{
+	dp_bigfixed one;
+
+	dp_bigfixed_one(&one, limbs);
+	dp_bigfixed_subtract(&out->lower, &one, &power->upper);
+	dp_bigfixed_subtract(&out->upper, &one, &power->lower);
+}
+
+static void
+chunk_normaliser(dp_bigfixed_interval *out, const dp_scale *scale, const dp_laplace_chunk *chunk,
+				 int limbs)
+{
+	dp_bigfixed_interval power;
+
+	if (chunk->open_ended)
+	{
+		dp_bigfixed_one(&out->lower, limbs);
+		dp_bigfixed_one(&out->upper, limbs);
+		return;
+	}
+	dp_bigfixed_exp_minus(&power, limbs, scale->denominator, UINT64_C(1) << chunk->width,
+						  chunk->shift, scale->numerator);
+	one_minus(out, &power, limbs);
+}
+
+static void
+build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, uint64_t *lower, const dp_scale *scale,
+			int cell_bits)
+{
+	size_t		entries = (size_t) 1 << chunk->width;
+	uint64_t	coarse = cell_bits >= 64 ? 0 : (UINT64_MAX >> cell_bits);
+	dp_bigfixed_interval ratio;
+	dp_bigfixed_interval power;
+	dp_bigfixed_interval normaliser;
+
+	/* Q = q^(2^shift) = exp(-2^shift / b) */
+	dp_bigfixed_exp_minus(&ratio, TABLE_LIMBS, scale->denominator, 1, chunk->shift,
+						  scale->numerator);
+	chunk_normaliser(&normaliser, scale, chunk, TABLE_LIMBS);
+	power = ratio;				/* Q^(j+1) */
+	for (size_t j = 0; j + 1 < entries; j++)
+	{
+		dp_bigfixed_interval numerator;
+		uint64_t	first;
+		uint64_t	last;
+
+		one_minus(&numerator, &power, TABLE_LIMBS);
+		first = dp_bigfixed_ratio_cell(&numerator.lower, &normaliser.upper) & ~coarse;
+		last = dp_bigfixed_ratio_cell(&numerator.upper, &normaliser.lower) | coarse;
+		lower[j] = first;
+		upper[j] = last == UINT64_MAX ? UINT64_MAX : last + 1;
+		dp_bigfixed_multiply(&power.lower, &power.lower, &ratio.lower, false);
+		dp_bigfixed_multiply(&power.upper, &power.upper, &ratio.upper, true);
+	}
+	/* raising an upper cell or lowering a lower one only widens a certificate */
+	for (size_t j = 1; j + 1 < entries; j++)
+		if (upper[j] < upper[j - 1])
+			upper[j] = upper[j - 1];
+	for (size_t j = entries - 1; j-- > 1;)
+		if (lower[j - 1] > lower[j])
+			lower[j - 1] = lower[j];
+
+	/*
+	 * The sentinel: no word is certainly past it; reaching it is a decided
+	 * value 2^w - 1 in a truncated chunk, and always the exact path in the
+	 * top chunk, whose values go on.
+	 */
+	upper[entries - 1] = UINT64_MAX;
+	lower[entries - 1] = chunk->open_ended ? 0 : UINT64_MAX;
+}
+
+void
+dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_bits)
+{
+	int			widths[DP_LAPLACE_CHUNKS_MAX];
+	int			count = chunk_layout(scale, widths);
+	uint64_t   *cells = table->cells;
+	int			shift = 0;
+
+	table->scale = *scale;
+	table->chunk_count = count;
+	table->cell_bits = cell_bits;
+	for (int c = 0; c < count; c++)
+	{
+		dp_laplace_chunk *chunk = &table->chunks[c];
+		size_t		entries = (size_t) 1 << widths[c];
+
+		chunk->shift = shift;
+		chunk->width = widths[c];
+		chunk->open_ended = c == count - 1;
+		chunk->upper = cells;
+		chunk->lower = cells + entries;
+		build_chunk(chunk, cells, cells + entries, scale, cell_bits);
+		cells += 2 * entries;
+		shift += widths[c];
+	}
+}
+
+/*
+ * Number of boundaries certainly at or below u: a branch-free search of
+ * fixed length.  It first reads one word of every cache line of both of
+ * the chunk's arrays and makes the result depend on them, so that every
+ * draw waits for the same lines whatever the value: a search alone would
+ * touch the lines of rare (large) values only when drawing them, and pay a
+ * cache miss there that a timer could see.
+ */
+static inline uint64_t
+chunk_search(const dp_laplace_chunk *chunk, uint64_t u)
+{
+	const uint64_t *upper = chunk->upper;
+	const uint64_t *lower = chunk->lower;
+	uint64_t	entries = (uint64_t) 1 << chunk->width;
+	uint64_t	touched = 0;
+	uint64_t	position = 0;
+
+	/* the last entry too: the arrays need not start on a line */
+	for (uint64_t i = 0; i < entries; i += DP_LAPLACE_LINE_ENTRIES)
+		touched |= upper[i] ^ lower[i];
+	touched |= upper[entries - 1] ^ lower[entries - 1];
+	__asm__ volatile("" : "+r"(touched));
+	if (chunk->width == DP_LAPLACE_CHUNK_BITS_MAX)
+	{
+		/* the usual width, unrolled */
+		position += (upper[15] <= u) ? 16 : 0;
+		position += (upper[position + 7] <= u) ? 8 : 0;
+		position += (upper[position + 3] <= u) ? 4 : 0;
+		position += (upper[position + 1] <= u) ? 2 : 0;
+		position += (upper[position] <= u) ? 1 : 0;
+	}
+	else
+		for (uint64_t step = entries >> 1; step != 0; step >>= 1)
+			position += (upper[position + step - 1] <= u) ? step : 0;
+	return position + (touched & 0 & u);
+}
+
+/* The uniform variate's first 64 * limbs bits as an enclosure [lower, lower + 1 unit]. */
+static void
+uniform_enclosure(dp_bigfixed_interval *out, const uint64_t *words, int limbs)
+{
+	dp_bigfixed_zero(&out->lower, limbs);
+	for (int i = 0; i < limbs; i++)
+		out->lower.limb[limbs - 1 - i] = words[i];
+	/* two integer bits: shift the 64 limbs-bit fraction right by 2 */
+	for (int i = 0; i < limbs; i++)
+		out->lower.limb[i] = (out->lower.limb[i] >> 2) |
+			(i + 1 < limbs ? out->lower.limb[i + 1] << 62 : 0);
+	out->upper = out->lower;
+	dp_bigfixed_add_ulps(&out->upper, 1);
+}
+
+/*
+ * The exact value of a chunk whose 64 random bits `word` fell in an
+ * undecided cell, `position` boundaries being certainly passed.  More
+ * random words are read as precision grows; the comparison at 4096 bits is
+ * undecided with probability below 2^-4000, and then the boundary is taken
+ * as passed.  Returns false for a value the draw must reject (beyond the
+ * range of dp_discrete_laplace, probability below exp(-2^40)).
+ */
+static bool
+chunk_exact(const dp_laplace_table *table, const dp_laplace_chunk *chunk, dp_random *rng,
+			uint64_t word, uint64_t position, uint64_t *value)
+{
+	uint64_t	words[DP_BIGFIXED_LIMBS_MAX];
+	int			drawn = 1;
+	uint64_t	j = position;
+	uint64_t	last = ((uint64_t) 1 << chunk->width) - 1;
+
+	words[0] = word;
+	for (int limbs = DP_BIGFIXED_LIMBS_MIN; limbs <= DP_BIGFIXED_LIMBS_MAX; limbs *= 2)
+	{
+		dp_bigfixed_interval uniform;
+		dp_bigfixed_interval normaliser;
+		dp_bigfixed_interval scaled;
+
+		while (drawn < limbs)
+			words[drawn++] = dp_random_uint64(rng);
+		uniform_enclosure(&uniform, words, limbs);
+		chunk_normaliser(&normaliser, &table->scale, chunk, limbs);
+		dp_bigfixed_multiply(&scaled.lower, &uniform.lower, &normaliser.lower, false);
+		dp_bigfixed_multiply(&scaled.upper, &uniform.upper, &normaliser.upper, true);
+
+		for (;;)
+		{
+			dp_bigfixed_interval power;
+			dp_bigfixed_interval boundary;
+
+			if (!chunk->open_ended && j == last)
+			{
+				*value = j;
+				return true;
+			}
+			dp_bigfixed_exp_minus(&power, limbs, table->scale.denominator, j + 1,
+								  chunk->shift, table->scale.numerator);
+			one_minus(&boundary, &power, limbs);
+			if (dp_bigfixed_compare(&scaled.lower, &boundary.upper) >= 0)
+			{
+				/* U >= F(j): past this boundary */
+				j++;
+				if (j >= (UINT64_C(1) << 61) ||
+					((dp_uint128) j << chunk->shift) > DP_NOISE_DRAW_MAX)
+					return false;
+			}
+			else if (dp_bigfixed_compare(&scaled.upper, &boundary.lower) < 0)
+			{
+				*value = j;
+				return true;
+			}
+			else
+				break;			/* undecided at this precision */
+		}
+	}
+	*value = j;
+	return true;
+}
+
+/* Scales below 0.69: G fits one chunk. */
+static dp_int128
+draw_one_chunk(const dp_laplace_table *table, dp_random *rng)
+{
+	const dp_laplace_chunk *chunk = &table->chunks[0];
+
+	for (;;)
+	{
+		uint64_t	u = dp_random_uint64(rng);
+		uint64_t	at_top = u == UINT64_MAX;
+		uint64_t	magnitude = chunk_search(chunk, u - at_top);
+		int			undecided = (chunk->lower[magnitude] <= u) | (int) at_top;
+		int			negative = dp_random_bit(rng);
+
+		if (undecided &&
+			!chunk_exact(table, chunk, rng, u, magnitude, &magnitude))
+			continue;
+		if (negative && magnitude == 0)
+			continue;
+		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+	}
+}
+
+/*
+ * Scales from 0.69 to 22.7 (Binary's nodes at epsilon 1 up to T = 2^22):
+ * two chunks, unrolled so that their searches overlap.
+ */
+static dp_int128
+draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
+{
+	const dp_laplace_chunk *low = &table->chunks[0];
+	const dp_laplace_chunk *high = &table->chunks[1];
+
+	for (;;)
+	{
+		uint64_t	u = dp_random_uint64(rng);
+		uint64_t	v = dp_random_uint64(rng);
+		uint64_t	u_top = u == UINT64_MAX;
+		uint64_t	v_top = v == UINT64_MAX;
+		uint64_t	low_value = chunk_search(low, u - u_top);
+		uint64_t	high_value = chunk_search(high, v - v_top);
+		int			low_undecided = (low->lower[low_value] <= u) | (int) u_top;
+		int			high_undecided = (high->lower[high_value] <= v) | (int) v_top;
+		int			negative = dp_random_bit(rng);
+		dp_uint128	magnitude;
+
+		if (low_undecided)
+			chunk_exact(table, low, rng, u, low_value, &low_value);
+		if (high_undecided &&
+			!chunk_exact(table, high, rng, v, high_value, &high_value))
+			continue;
+		magnitude = low_value + ((dp_uint128) high_value << high->shift);
+		if (magnitude > DP_NOISE_DRAW_MAX)
+			continue;
+		if (negative && magnitude == 0)
+			continue;
+		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+	}
+}
+
+dp_int128
+dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
+{
+	if (table->chunk_count == 1)
+		return draw_one_chunk(table, rng);
+	if (table->chunk_count == 2)
+		return draw_two_chunks(table, rng);
+	for (;;)
+	{
+		uint64_t	words[DP_LAPLACE_CHUNKS_MAX];
+		uint64_t	positions[DP_LAPLACE_CHUNKS_MAX];
+		unsigned	undecided = 0;
+		dp_uint128	magnitude = 0;
+		int			negative;
+
+		for (int c = 0; c < table->chunk_count; c++)
+		{
+			const dp_laplace_chunk *chunk = &table->chunks[c];
+			uint64_t	u = dp_random_uint64(rng);
+			uint64_t	at_top = u == UINT64_MAX;
+			uint64_t	position = chunk_search(chunk, u - at_top);
+
+			undecided |= (unsigned) ((chunk->lower[position] <= u) | at_top) << c;
+			words[c] = u;
+			positions[c] = position;
+			magnitude += (dp_uint128) position << chunk->shift;
+		}
+		negative = dp_random_bit(rng);
+
+		if (undecided != 0)
+		{
+			bool		rejected = false;
+
+			magnitude = 0;
+			for (int c = 0; c < table->chunk_count; c++)
+			{
+				const dp_laplace_chunk *chunk = &table->chunks[c];
+				uint64_t	value = positions[c];
+
+				if ((undecided >> c) & 1)
+					rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &value);
+				magnitude += (dp_uint128) value << chunk->shift;
+			}
+			if (rejected)
+				continue;
+		}
+		if (magnitude > DP_NOISE_DRAW_MAX)
+			continue;
+		if (negative && magnitude == 0)
+			continue;
+		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+	}
+}
+
+static bool
+same_scale(const dp_laplace_table *table, const dp_scale *scale)
+{
+	return table->scale.numerator == scale->numerator &&
+		table->scale.denominator == scale->denominator;
+}
+
+const dp_laplace_table *
+dp_sampler_cache_laplace(dp_sampler_cache *cache, const dp_scale *scale)
+{
+	/* open addressing on a hash of the scale; at most half the slots are used */
+	uint64_t	hash = ((uint64_t) scale->numerator ^ (uint64_t) (scale->numerator >> 64) ^
+						(scale->denominator * UINT64_C(0x9E3779B97F4A7C15))) *
+		UINT64_C(0xBF58476D1CE4E5B9);
+	unsigned	slot = (unsigned) (hash >> 40) % DP_SAMPLER_CACHE_SLOTS;
+	dp_laplace_table *table;
+
+	for (;;)
+	{
+		table = cache->slots[slot];
+		if (table == NULL)
+			break;
+		if (same_scale(table, scale))
+			return table;
+		slot = (slot + 1) % DP_SAMPLER_CACHE_SLOTS;
+	}
+	if (cache->count == DP_SAMPLER_CACHE_SIZE)
+	{
+		cache->release_all(cache->context);
+		memset(cache->slots, 0, sizeof(cache->slots));
+		cache->count = 0;
+		slot = (unsigned) (hash >> 40) % DP_SAMPLER_CACHE_SLOTS;
+	}
+	table = cache->allocate(cache->context, dp_laplace_table_size(scale));
+	dp_laplace_table_build(table, scale, 64);
+	cache->slots[slot] = table;
+	cache->count++;
+	return table;
+}

@@ -1,0 +1,115 @@
+/*
+ * dp_laplace_table.h
+ *		An exact discrete Laplace sampler whose time does not depend on the
+ *		value it draws.
+ *
+ * The sampler of dp_noise.c (Canonne, Kamath and Steinke) loops longer for
+ * larger draws, so whoever can time a push learns the size of its noise
+ * (Jin, McMurtry, Rubinstein and Ohrimenko, "Are We There Yet? Timing and
+ * Floating-Point Attacks on Differential Privacy Systems", IEEE S&P 2022).
+ * This one inverts tables built once per scale:
+ *
+ *   - The discrete Laplace variable is +-G for a geometric G with ratio
+ *     q = exp(-1/b) (a negative zero is rejected; the number of rejections
+ *     does not depend on the value accepted).
+ *   - The binary digits of a geometric variable are independent, so G is a
+ *     sum of independent chunks of at most DP_LAPLACE_CHUNK_BITS_MAX bits,
+ *     each a geometric variable truncated to its chunk (the top chunk is not
+ *     truncated).  Every chunk is drawn by inversion: 64 random bits
+ *     against the chunk's cumulative distribution, by a branch-free search
+ *     of fixed length over a table of certified cells.
+ *   - A table entry is an interval of 64-bit cells that holds the exact
+ *     boundary, computed with certified arithmetic (dp_bigfixed.c).  When
+ *     the 64 random bits fall in such a cell the comparison is undecided:
+ *     the draw then reads more random bits and compares them against the
+ *     boundary computed at higher precision, as far as needed.  Undecided
+ *     cells have total probability below 2^-48 per draw, for every value
+ *     alike up to that mass, so the time of a draw reveals nothing except
+ *     on an event of that probability.
+ *
+ * So the distribution is exactly the discrete Laplace distribution (with
+ * draws beyond DP_NOISE_DRAW_MAX rejected, as in dp_noise.c), not an
+ * approximation; every draw costs one 64-bit random word per chunk, a
+ * fixed number of comparisons and one random bit.
+ */
+#ifndef DP_LAPLACE_TABLE_H
+#define DP_LAPLACE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp_int128.h"
+#include "dp_noise.h"
+#include "dp_random.h"
+
+/*
+ * Chunks of 5 bits: a chunk's two arrays are 4 cache lines each, all read on
+ * every draw (see chunk_search), so which lines a draw touches does not
+ * depend on its value.  Enough chunks for every accepted scale: b < 2^97
+ * needs at most 104 bits.
+ */
+#define DP_LAPLACE_CHUNK_BITS_MAX 5
+#define DP_LAPLACE_CHUNKS_MAX 24
+#define DP_LAPLACE_LINE_ENTRIES 8
+
+typedef struct dp_laplace_chunk
+{
+	int			shift;			/* position of the chunk's lowest bit in G */
+	int			width;			/* bits; the table has 2^width entries */
+	bool		open_ended;		/* the top chunk: not truncated */
+	/*
+	 * Boundary j (the cumulative probability of values <= j) lies in cells
+	 * lower[j] .. upper[j] - 1: 64 random bits u >= upper[j] are certainly
+	 * past it, u < lower[j] certainly before it.  Both arrays are monotone;
+	 * entry 2^width - 1 is a sentinel.
+	 */
+	const uint64_t *upper;
+	const uint64_t *lower;
+} dp_laplace_chunk;
+
+typedef struct dp_laplace_table
+{
+	dp_scale	scale;
+	int			chunk_count;
+	int			cell_bits;		/* 64 except in tests of the exact path */
+	dp_laplace_chunk chunks[DP_LAPLACE_CHUNKS_MAX];
+	uint64_t	cells[];		/* the chunks' upper and lower arrays */
+} dp_laplace_table;
+
+/* Bytes of the table for `scale` (a few kB for the usual scales). */
+extern size_t dp_laplace_table_size(const dp_scale *scale);
+
+/*
+ * Fills table (of dp_laplace_table_size bytes).  cell_bits is 64; tests pass
+ * fewer to make undecided cells frequent and so exercise the exact path.
+ */
+extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale,
+								   int cell_bits);
+
+/* One draw from the discrete Laplace distribution of the table's scale. */
+extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
+
+/*
+ * Tables for the scales a process uses, kept by whoever owns the random
+ * stream (dp_random.samplers).  allocate must return memory for the life of
+ * the cache or not return (PostgreSQL: palloc in a long-lived context);
+ * release_all frees everything it allocated.  A full cache starts again
+ * (a table costs a fraction of a millisecond to build).
+ */
+#define DP_SAMPLER_CACHE_SIZE 256
+#define DP_SAMPLER_CACHE_SLOTS (2 * DP_SAMPLER_CACHE_SIZE)
+
+typedef struct dp_sampler_cache
+{
+	void	   *(*allocate) (void *context, size_t size);
+	void		(*release_all) (void *context);
+	void	   *context;
+	int			count;
+	dp_laplace_table *slots[DP_SAMPLER_CACHE_SLOTS];
+} dp_sampler_cache;
+
+extern const dp_laplace_table *dp_sampler_cache_laplace(dp_sampler_cache *cache,
+														const dp_scale *scale);
+
+#endif							/* DP_LAPLACE_TABLE_H */

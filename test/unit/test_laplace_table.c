@@ -1,0 +1,340 @@
+/*
+ * test_laplace_table.c
+ *		The constant-time table sampler: certified arithmetic, the exact law
+ *		(with 64-bit cells and with coarse cells that send a large share of
+ *		the draws down the exact path), the sampler cache.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_bigfixed.h"
+#include "dp_laplace_table.h"
+#include "dp_noise.h"
+#include "dp_random.h"
+#include "tap.h"
+
+#define DRAWS 400000
+#define EDGES_MAX 512
+
+static dp_random rng;
+
+static long double
+to_long_double(const dp_bigfixed *x)
+{
+	long double value = 0;
+
+	for (int i = x->limbs - 1; i >= 0; i--)
+		value = value * 0x1p64L + (long double) x->limb[i];
+	return ldexpl(value, -(64 * x->limbs - 2));
+}
+
+/* exp(-y) enclosures contain expl(y) (to its own rounding) and are narrow */
+static void
+test_exp_enclosures(void)
+{
+	struct
+	{
+		uint64_t	numerator;
+		uint64_t	multiplier;
+		int			shift;
+		dp_uint128	denominator;
+	}			cases[] = {
+		{1, 1, 0, 1}, {1, 1, 0, 21}, {3, 7, 4, 1000}, {10, 1, 0, 3}, {1, 1023, 0, 21},
+		{1, 1, 20, (dp_uint128) 1 << 70}, {5, 1, 0, 1}, {100, 1, 0, 1}, {1, 1, 0, (dp_uint128) 1 << 96},
+		{123456789, 1000, 10, (dp_uint128) 987654321 * 1000003}, {1, 1, 12, 1},
+	};
+	int			limb_counts[] = {2, 4, 8, 64};
+	int			failures = 0;
+	int			checks = 0;
+	long double widest = 0;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		for (size_t l = 0; l < sizeof(limb_counts) / sizeof(limb_counts[0]); l++)
+		{
+			dp_bigfixed_interval e;
+			long double y = ldexpl((long double) cases[c].numerator * cases[c].multiplier,
+								   cases[c].shift) / (long double) cases[c].denominator;
+			long double exact = expl(-y);
+			long double lower;
+			long double upper;
+			/* expl's own error, and that of y rounded to long double */
+			long double slack = exact * (4e-19L + y * 1.1e-19L) + 0x1p-16000L;
+
+			dp_bigfixed_exp_minus(&e, limb_counts[l], cases[c].numerator, cases[c].multiplier,
+								  cases[c].shift, cases[c].denominator);
+			lower = to_long_double(&e.lower);
+			upper = to_long_double(&e.upper);
+			checks++;
+			if (!(lower <= exact + slack && upper >= exact - slack &&
+				  dp_bigfixed_compare(&e.lower, &e.upper) <= 0))
+			{
+				failures++;
+				tap_diag("exp(-%Lg) at %d limbs: [%.21Lg, %.21Lg] vs %.21Lg", y,
+						 limb_counts[l], lower, upper, exact);
+			}
+			if (limb_counts[l] >= 4 && upper - lower > widest)
+				widest = upper - lower;
+		}
+	tap_ok(failures == 0, "exp(-y) enclosures hold expl(-y): %d of %d", checks - failures, checks);
+	tap_ok(widest < 0x1p-200L, "enclosures at 256 bits are narrower than 2^-200 (widest %Lg)",
+		   widest);
+}
+
+/* P[Z <= z] of the discrete Laplace law of scale b */
+static long double
+cdf(long double b, long double z)
+{
+	long double q = expl(-1.0L / b);
+
+	if (z >= 0)
+		return 1.0L - expl(-(z + 1) / b) / (1.0L + q);
+	return expl(z / b) / (1.0L + q);
+}
+
+/*
+ * Chi-squared goodness of fit over buckets [edge_i, edge_i+1) with the two
+ * tails, edges at the integers nearest b t for t in [-12, 12] by quarters.
+ */
+static double
+chi_squared_against(const dp_scale *scale, int cell_bits, const dp_scale *law, double *critical,
+					double *mean, int *degrees)
+{
+	size_t		size = dp_laplace_table_size(scale);
+	dp_laplace_table *table = malloc(size);
+	long double b = (long double) law->numerator / (long double) law->denominator;
+	long double edges[EDGES_MAX];
+	int			edge_count = 0;
+	static long counts[EDGES_MAX + 1];
+	double		chi = 0;
+	double		sum = 0;
+	int			df;
+
+	dp_laplace_table_build(table, scale, cell_bits);
+	/* every bucket, tails included, expects at least 20 draws */
+	for (int k = -48; k <= 48; k++)
+	{
+		long double edge = roundl(b * k / 4.0L);
+		long double below = cdf(b, edge - 1);
+		long double previous = edge_count == 0 ? 0.0L : cdf(b, edges[edge_count - 1] - 1);
+
+		if ((edge_count == 0 || edge > edges[edge_count - 1]) &&
+			(below - previous) * DRAWS >= 20 && (1.0L - below) * DRAWS >= 20)
+			edges[edge_count++] = edge;
+	}
+	memset(counts, 0, sizeof(counts));
+	for (int i = 0; i < DRAWS; i++)
+	{
+		dp_int128	z = dp_laplace_table_draw(table, &rng);
+		long double value = (long double) z;
+		int			low = 0;
+		int			high = edge_count;
+
+		sum += (double) value;
+		/* bucket = number of edges <= value */
+		while (low < high)
+		{
+			int			middle = (low + high) / 2;
+
+			if (edges[middle] <= value)
+				low = middle + 1;
+			else
+				high = middle;
+		}
+		counts[low]++;
+	}
+	for (int bucket = 0; bucket <= edge_count; bucket++)
+	{
+		long double upper = bucket < edge_count ? cdf(b, edges[bucket] - 1) : 1.0L;
+		long double lower = bucket > 0 ? cdf(b, edges[bucket - 1] - 1) : 0.0L;
+		double		expected = (double) ((upper - lower) * DRAWS);
+
+		if (expected > 0)
+			chi += (counts[bucket] - expected) * (counts[bucket] - expected) / expected;
+		else if (counts[bucket] > 0)
+			chi = INFINITY;
+	}
+	df = edge_count;
+	*degrees = df;
+	*critical = chi_squared_critical_1e6(df < 10 ? 10 : df);
+	*mean = sum / DRAWS;
+	free(table);
+	return chi;
+}
+
+static void
+check_law(const char *label, const dp_scale *scale, int cell_bits)
+{
+	double		critical;
+	double		mean;
+	int			df;
+	double		chi = chi_squared_against(scale, cell_bits, scale, &critical, &mean, &df);
+	double		band = Z_TWO_SIDED_1E6 * sqrt(dp_discrete_laplace_variance(scale) / DRAWS);
+
+	tap_ok(chi < critical, "%s (cells of %d bits): chi-squared %.1f < %.1f (df %d) over %d draws",
+		   label, cell_bits, chi, critical, df, DRAWS);
+	tap_ok(fabs(mean) <= band, "%s (cells of %d bits): mean %.4g within +-%.4g", label,
+		   cell_bits, mean, band);
+}
+
+/* the check can fail: draws of scale 22 are told apart from the law of scale 21 */
+static void
+test_negative_control(void)
+{
+	dp_scale	drawn = {22, 1};
+	dp_scale	law = {21, 1};
+	double		critical;
+	double		mean;
+	int			df;
+	double		chi = chi_squared_against(&drawn, 64, &law, &critical, &mean, &df);
+
+	tap_ok(chi > critical, "scale 22 against the law of scale 21: chi-squared %.1f > %.1f",
+		   chi, critical);
+}
+
+/* Share of 64-bit words that fall in an undecided cell of some chunk. */
+static double
+undecided_share(const dp_laplace_table *table, int words)
+{
+	int			undecided = 0;
+
+	for (int i = 0; i < words; i++)
+	{
+		int			any = 0;
+
+		for (int c = 0; c < table->chunk_count; c++)
+		{
+			const dp_laplace_chunk *chunk = &table->chunks[c];
+			uint64_t	u = dp_random_uint64(&rng);
+			uint64_t	position = 0;
+
+			while (position + 1 < ((uint64_t) 1 << chunk->width) && chunk->upper[position] <= u)
+				position++;
+			any |= chunk->lower[position] <= u || u == UINT64_MAX;
+		}
+		undecided += any;
+	}
+	return (double) undecided / words;
+}
+
+static void
+test_laws(void)
+{
+	dp_scale	scales[] = {
+		{3, 10}, {1, 1}, {5, 2}, {21, 1}, {1000, 1}, {123457, 3},
+		{(dp_uint128) 1 << 40, 1}, {((dp_uint128) 1 << 96) + 12345, 1},
+	};
+	const char *labels[] = {"b = 0.3", "b = 1", "b = 2.5", "b = 21", "b = 1000",
+	"b = 41152.3", "b = 2^40", "b = 2^96"};
+
+	for (size_t s = 0; s < sizeof(scales) / sizeof(scales[0]); s++)
+		check_law(labels[s], &scales[s], 64);
+
+	/* coarse cells: the exact path decides a good share of the draws */
+	for (size_t s = 1; s < 6; s++)
+	{
+		dp_laplace_table *table = malloc(dp_laplace_table_size(&scales[s]));
+		double		share;
+
+		dp_laplace_table_build(table, &scales[s], 8);
+		share = undecided_share(table, 20000);
+		tap_ok(share > 0.01, "%s with 8-bit cells: %.1f%% of draws take the exact path",
+			   labels[s], 100 * share);
+		free(table);
+		check_law(labels[s], &scales[s], 8);
+	}
+	{
+		dp_laplace_table *table = malloc(dp_laplace_table_size(&scales[3]));
+
+		dp_laplace_table_build(table, &scales[3], 64);
+		tap_ok(undecided_share(table, 200000) == 0,
+			   "b = 21 with 64-bit cells: no draw of 200000 takes the exact path");
+		tap_ok(table->chunk_count == 2 && table->chunks[0].width == 5 &&
+			   table->chunks[1].width == 5 && table->chunks[1].open_ended,
+			   "b = 21: two chunks of 5 bits, the top one open (%d chunks)", table->chunk_count);
+		free(table);
+	}
+}
+
+/* a cache that frees what it allocated */
+typedef struct
+{
+	void	   *blocks[DP_SAMPLER_CACHE_SIZE + 1];
+	int			count;
+	int			resets;
+} test_arena;
+
+static void *
+arena_allocate(void *context, size_t size)
+{
+	test_arena *arena = context;
+
+	return arena->blocks[arena->count++] = malloc(size);
+}
+
+static void
+arena_release(void *context)
+{
+	test_arena *arena = context;
+
+	for (int i = 0; i < arena->count; i++)
+		free(arena->blocks[i]);
+	arena->count = 0;
+	arena->resets++;
+}
+
+static void
+test_cache(void)
+{
+	test_arena arena = {.count = 0, .resets = 0};
+	dp_sampler_cache cache = {.allocate = arena_allocate, .release_all = arena_release,
+	.context = &arena};
+	dp_scale	a = {21, 1};
+	dp_scale	b = {1000, 7};
+	const dp_laplace_table *first = dp_sampler_cache_laplace(&cache, &a);
+	const dp_laplace_table *second = dp_sampler_cache_laplace(&cache, &b);
+	dp_random	keyed;
+	dp_random	reference;
+	int			same = 1;
+
+	tap_ok(first != second && dp_sampler_cache_laplace(&cache, &a) == first &&
+		   dp_sampler_cache_laplace(&cache, &b) == second && arena.count == 2,
+		   "the cache builds one table per scale");
+	for (int i = 0; i < 2 * DP_SAMPLER_CACHE_SIZE; i++)
+	{
+		dp_scale	scale = {(dp_uint128) (100 + i), 3};
+
+		dp_sampler_cache_laplace(&cache, &scale);
+	}
+	tap_ok(arena.resets >= 1 && cache.count <= DP_SAMPLER_CACHE_SIZE &&
+		   dp_sampler_cache_laplace(&cache, &a)->scale.numerator == 21,
+		   "a full cache starts again (%d resets, %d tables)", arena.resets, cache.count);
+
+	/* a stream with a cache draws with the tables; without, the reference sampler */
+	dp_random_init_keyed(&keyed, "cache", 5);
+	dp_random_init_keyed(&reference, "cache", 5);
+	tap_ok(keyed.samplers == NULL, "init leaves a stream without tables");
+	for (int i = 0; i < 1000; i++)
+		same &= dp_discrete_laplace(&keyed, &a) == dp_discrete_laplace_reference(&reference, &a);
+	tap_ok(same, "without tables a keyed stream draws the reference sampler's values");
+	keyed.samplers = &cache;
+	{
+		dp_int128	z = dp_discrete_laplace(&keyed, &a);
+
+		tap_ok(z > -10000 && z < 10000, "with tables the stream draws through the cache");
+	}
+	arena_release(&arena);
+}
+
+int
+main(void)
+{
+	dp_random_library_init();
+	dp_random_init_keyed(&rng, "laplace table", 13);
+	test_exp_enclosures();
+	test_laws();
+	test_negative_control();
+	test_cache();
+	return tap_done();
+}
