@@ -137,6 +137,7 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	counter->release = 0;
 	counter->overflow = false;
 	counter->has_noise_key = false;
+	counter->table_sampler = false;
 	memset(counter->noise_key, 0, sizeof(counter->noise_key));
 	counter->kind_nodes = kind->node_count(mechanism);
 	counter->node_count = total_node_count(mechanism);
@@ -173,6 +174,7 @@ dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 	{
 		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
 		counter->has_noise_key = true;
+		counter->table_sampler = rng->table_sampler && !(mechanism->flags & DP_FLAG_KEYED);
 	}
 	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
 	counter->kind->start(counter, rng);
@@ -203,6 +205,8 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_put_u64(position + 16, (uint64_t) content_bits);
 	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
 	dp_random_init_derived(&derived, counter->noise_key, position, sizeof(position));
+	derived.table_sampler = counter->table_sampler;
+	derived.samplers = rng->samplers;
 	draw = family_draw(counter, &derived, scale);
 	dp_random_wipe(&derived);
 	return draw;

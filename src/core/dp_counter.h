@@ -159,6 +159,15 @@ struct dp_counter
 	bool		has_noise_key;
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	/*
+	 * Draw the keyed terms with the constant-time table sampler
+	 * (dp_laplace_table.h) rather than the reference sampler: set for the
+	 * random keys of states started by a stream that draws through tables,
+	 * persisted with the key (noise key flag 2).  Keys of keyed mechanisms
+	 * and of older states keep the reference sampler, whose values for a
+	 * key never change, so re-executions keep releasing the same noise.
+	 */
+	bool		table_sampler;
+	/*
 	 * Values a mechanism derives from its parameters alone and keeps for its
 	 * steps (set by its derive hook when the counter is prepared; never
 	 * persisted).

@@ -61,7 +61,7 @@ static uint64 seed_generation = 0;
 typedef struct BackendRandom
 {
 	dp_random	stream;
-	/* tables of the constant-time sampler, for the unseeded stream only */
+	/* tables of the constant-time sampler */
 	dp_sampler_cache samplers;
 	MemoryContext sampler_context;
 	pid_t		owner;
@@ -391,24 +391,22 @@ dp_backend_random(void)
 	state->generation = seed_generation;
 
 	/*
-	 * Fresh noise draws through the constant-time table sampler.  A seeded
+	 * Fresh noise draws through the constant-time table sampler, and so do
+	 * the states this stream starts (dp_counter.table_sampler).  A seeded
 	 * stream keeps the reference sampler, so that a seed gives the same
-	 * values in every version (regression tests, reproducible demos).
+	 * values in every version (regression tests, reproducible demos).  The
+	 * cache serves keyed draws of table-sampler states in every session.
 	 */
-	if (want_seed)
-		state->stream.samplers = NULL;
-	else
+	if (state->sampler_context == NULL)
 	{
-		if (state->sampler_context == NULL)
-		{
-			state->sampler_context = AllocSetContextCreate(TopMemoryContext,
-														   "dp_stream sampler tables",
-														   ALLOCSET_DEFAULT_SIZES);
-			state->samplers.allocate = sampler_allocate;
-			state->samplers.release_all = sampler_release_all;
-			state->samplers.context = state->sampler_context;
-		}
-		state->stream.samplers = &state->samplers;
+		state->sampler_context = AllocSetContextCreate(TopMemoryContext,
+													   "dp_stream sampler tables",
+													   ALLOCSET_DEFAULT_SIZES);
+		state->samplers.allocate = sampler_allocate;
+		state->samplers.release_all = sampler_release_all;
+		state->samplers.context = state->sampler_context;
 	}
+	state->stream.samplers = &state->samplers;
+	state->stream.table_sampler = !want_seed;
 	return &state->stream;
 }

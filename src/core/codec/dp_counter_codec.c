@@ -207,7 +207,8 @@ compact_encode(const dp_counter *counter, unsigned char *out, size_t *public_len
 	put_varint(&w, (uint64_t) counter->node_count);
 	if (public_length)
 		*public_length = w.length;
-	put_u8(&w, counter->has_noise_key ? 1 : 0);
+	/* 2: the key's terms are drawn by the table sampler */
+	put_u8(&w, counter->has_noise_key ? (counter->table_sampler ? 2 : 1) : 0);
 	if (counter->has_noise_key)
 		put_bytes(&w, counter->noise_key, DP_NOISE_KEY_BYTES);
 
@@ -370,6 +371,7 @@ typedef struct compact_header
 	int64_t		steps;
 	size_t		node_count;
 	const unsigned char *noise_key;
+	bool		table_sampler;
 	size_t		nodes_offset;
 } compact_header;
 
@@ -423,9 +425,10 @@ compact_header_read(const unsigned char *data, size_t length, dp_mechanism *mech
 		return fail(error, "nodes", "node count does not match the mechanism");
 
 	noise_key_flag = get_u8(&r);
-	if (noise_key_flag > 1)
-		return fail(error, "noise_key", "the noise key flag is neither 0 nor 1");
+	if (noise_key_flag > 2)
+		return fail(error, "noise_key", "the noise key flag is not 0, 1 or 2");
 	header->noise_key = noise_key_flag ? get_bytes(&r, DP_NOISE_KEY_BYTES) : NULL;
+	header->table_sampler = noise_key_flag == 2;
 	if (r.failed)
 		return fail(error, "length", "shorter than the state header");
 	header->nodes_offset = r.position;
@@ -576,7 +579,7 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 static dp_status
 load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, int64_t steps,
 	 const dp_int128 *nodes, int node_count, const unsigned char *noise_key,
-	 dp_parse_error *error)
+	 bool table_sampler, dp_parse_error *error)
 {
 	const char *field;
 	dp_counter	header;
@@ -597,6 +600,7 @@ load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, i
 	{
 		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
 		counter->has_noise_key = true;
+		counter->table_sampler = table_sampler;
 	}
 	counter->steps = steps;
 	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) node_count);
@@ -627,7 +631,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 		if (status != DP_OK)
 			return status;
 		return load(counter, counter_bytes, &mechanism, header.steps, nodes,
-					(int) header.node_count, header.noise_key, error);
+					(int) header.node_count, header.noise_key, header.table_sampler, error);
 	}
 	status = dp_counter_peek(data, length, &mechanism, error);
 	if (status != DP_OK)
@@ -647,7 +651,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
 	}
 	return load(counter, counter_bytes, &mechanism, steps, nodes, (int) node_count, noise_key,
-				error);
+				false, error);
 }
 
 size_t
@@ -748,5 +752,5 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 	*position = cursor;
 	if (counter == NULL)
 		return DP_OK;
-	return load(counter, counter_bytes, mechanism, steps, nodes, count, NULL, error);
+	return load(counter, counter_bytes, mechanism, steps, nodes, count, NULL, false, error);
 }

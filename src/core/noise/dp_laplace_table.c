@@ -404,6 +404,22 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 	}
 }
 
+dp_int128
+dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
+{
+	/* the largest table: every chunk of full width */
+	union
+	{
+		dp_laplace_table table;
+		unsigned char bytes[sizeof(dp_laplace_table) +
+							DP_LAPLACE_CHUNKS_MAX * 2 * ((size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) *
+							sizeof(uint64_t)];
+	}			storage;
+
+	dp_laplace_table_build(&storage.table, scale, 64);
+	return dp_laplace_table_draw(&storage.table, rng);
+}
+
 static bool
 same_scale(const dp_laplace_table *table, const dp_scale *scale)
 {

@@ -91,6 +91,13 @@ extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scal
 extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
 
 /*
+ * The same draw with a table built for it on the stack (a fraction of a
+ * millisecond): for streams without a cache.  The values are those of a
+ * cached table for the same stream.
+ */
+extern dp_int128 dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale);
+
+/*
  * Tables for the scales a process uses, kept by whoever owns the random
  * stream (dp_random.samplers).  allocate must return memory for the life of
  * the cache or not return (PostgreSQL: palloc in a long-lived context);

@@ -97,10 +97,12 @@ dp_bernoulli_exp_minus(dp_random *rng, dp_uint128 numerator, dp_uint128 denomina
 dp_int128
 dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
 {
-	/* the table sampler when the stream has a cache: same law, constant time */
+	/* same law; the table sampler's time does not depend on the value */
+	if (!rng->table_sampler)
+		return dp_discrete_laplace_reference(rng, scale);
 	if (rng->samplers != NULL)
 		return dp_laplace_table_draw(dp_sampler_cache_laplace(rng->samplers, scale), rng);
-	return dp_discrete_laplace_reference(rng, scale);
+	return dp_laplace_table_draw_uncached(rng, scale);
 }
 
 dp_int128

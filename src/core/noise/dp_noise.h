@@ -46,8 +46,8 @@ extern double dp_scale_as_double(const dp_scale *scale);
 
 /*
  * One draw from the discrete Laplace distribution of the given scale: by the
- * constant-time table sampler when rng carries a sampler cache, otherwise
- * by the reference sampler, whose draws from a keyed stream are the same in
+ * constant-time table sampler when rng->table_sampler is set, otherwise by
+ * the reference sampler, whose draws from a keyed stream are the same in
  * every version.
  */
 extern dp_int128 dp_discrete_laplace(dp_random *rng, const dp_scale *scale);

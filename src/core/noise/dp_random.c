@@ -32,6 +32,7 @@ reset_stream(dp_random *rng)
 	rng->bit_pool = 0;
 	rng->bits_left = 0;
 	rng->samplers = NULL;
+	rng->table_sampler = false;
 	rng->keyed = true;
 	sodium_memzero(rng->buffer, sizeof(rng->buffer));
 }

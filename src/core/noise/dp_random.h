@@ -33,11 +33,14 @@ typedef struct dp_random
 	uint64_t	bit_pool;		/* unused random bits for fair coins */
 	int			bits_left;
 	/*
-	 * Tables of the constant-time sampler (dp_laplace_table.h), or NULL:
-	 * then draws use the reference sampler of dp_noise.c, whose values for a
-	 * given key never change (keyed and seeded streams).  The init functions
-	 * set NULL; the owner of a long-lived stream attaches its cache.
+	 * Whether discrete Laplace draws from this stream use the constant-time
+	 * table sampler (dp_laplace_table.h) or the reference sampler of
+	 * dp_noise.c, whose values for a given key never change; and the tables
+	 * it may use (NULL: a table is built for each draw, same values).  The
+	 * init functions clear both; the owner of a long-lived stream sets them,
+	 * and streams derived for keyed noise inherit the cache.
 	 */
+	bool		table_sampler;
 	struct dp_sampler_cache *samplers;
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
