@@ -54,6 +54,7 @@ fuzz_statistic_adopt_noise_key(dp_statistic *copy, const dp_statistic *original)
 		const dp_counter *from = dp_statistic_counter_const(original, i);
 
 		to->has_noise_key = from->has_noise_key;
+		to->table_sampler = from->table_sampler;
 		memcpy(to->noise_key, from->noise_key, sizeof(to->noise_key));
 	}
 }

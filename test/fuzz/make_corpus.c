@@ -284,6 +284,28 @@ write_counter(const dp_counter *counter)
 	fuzz_free_forms(&forms);
 }
 
+/*
+ * A state with a random noise key drawn by the table sampler (noise key
+ * flag 2), as an unseeded session starts it.
+ */
+static void
+table_sampler_state(const dp_mechanism *m, int steps)
+{
+	dp_counter *counter = malloc(dp_counter_size(m));
+	const char *field;
+	static const unsigned char noise_key[DP_NOISE_KEY_BYTES] = "make_corpus table key..........";
+
+	rng.table_sampler = true;
+	if (dp_counter_start_keyed(counter, m, noise_key, &rng, &field) != DP_OK)
+		exit(1);
+	for (int i = 0; i < steps; i++)
+		if (dp_counter_push(counter, i % 2, &rng) != DP_OK)
+			break;
+	rng.table_sampler = false;
+	write_counter(counter);
+	free(counter);
+}
+
 /* Every mechanism, option and a few step counts. */
 static void
 counters(void)
@@ -362,6 +384,8 @@ counters(void)
 				free(counter);
 			}
 		}
+	for (size_t i = 0; i < lengthof(bases); i += 3)
+		table_sampler_state(&bases[i], 9);
 
 	/* the largest horizon, max_per_step and smallest epsilon accepted */
 	{
