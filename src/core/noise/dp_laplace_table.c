@@ -68,7 +68,7 @@ dp_laplace_table_size(const dp_scale *scale)
 	size_t		cells = 0;
 
 	for (int c = 0; c < count; c++)
-		cells += 2 * ((size_t) 1 << widths[c]);
+		cells += (size_t) 1 << widths[c];
 	return sizeof(dp_laplace_table) + cells * sizeof(uint64_t);
 }
 
@@ -101,11 +101,11 @@ chunk_normaliser(dp_bigfixed_interval *out, const dp_scale *scale, const dp_lapl
 }
 
 static void
-build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, uint64_t *lower, const dp_scale *scale,
-			int cell_bits)
+build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, const dp_scale *scale, int cell_bits)
 {
 	size_t		entries = (size_t) 1 << chunk->width;
 	uint64_t	coarse = cell_bits >= 64 ? 0 : (UINT64_MAX >> cell_bits);
+	uint64_t	lower[(size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX];
 	dp_bigfixed_interval ratio;
 	dp_bigfixed_interval power;
 	dp_bigfixed_interval normaliser;
@@ -118,32 +118,39 @@ build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, uint64_t *lower, const dp_
 	for (size_t j = 0; j + 1 < entries; j++)
 	{
 		dp_bigfixed_interval numerator;
-		uint64_t	first;
 		uint64_t	last;
 
 		one_minus(&numerator, &power, TABLE_LIMBS);
-		first = dp_bigfixed_ratio_cell(&numerator.lower, &normaliser.upper) & ~coarse;
+		lower[j] = dp_bigfixed_ratio_cell(&numerator.lower, &normaliser.upper) & ~coarse;
 		last = dp_bigfixed_ratio_cell(&numerator.upper, &normaliser.lower) | coarse;
-		lower[j] = first;
 		upper[j] = last == UINT64_MAX ? UINT64_MAX : last + 1;
 		dp_bigfixed_multiply(&power.lower, &power.lower, &ratio.lower, false);
 		dp_bigfixed_multiply(&power.upper, &power.upper, &ratio.upper, true);
 	}
-	/* raising an upper cell or lowering a lower one only widens a certificate */
+
+	/*
+	 * Raising an upper cell or lowering a lower one only widens a
+	 * certificate; monotone arrays make one boundary's test cover the later
+	 * ones.  Only the widest certificate is kept (spread).
+	 */
 	for (size_t j = 1; j + 1 < entries; j++)
 		if (upper[j] < upper[j - 1])
 			upper[j] = upper[j - 1];
 	for (size_t j = entries - 1; j-- > 1;)
 		if (lower[j - 1] > lower[j])
 			lower[j - 1] = lower[j];
+	chunk->spread = 1;
+	for (size_t j = 0; j + 1 < entries; j++)
+		if (upper[j] - lower[j] > chunk->spread)
+			chunk->spread = upper[j] - lower[j];
 
 	/*
-	 * The sentinel: no word is certainly past it; reaching it is a decided
-	 * value 2^w - 1 in a truncated chunk, and always the exact path in the
-	 * top chunk, whose values go on.
+	 * The sentinel: no word is certainly past it.  Reaching it is a decided
+	 * value 2^w - 1 in a truncated chunk (unless the word is within spread
+	 * of the top), and always the exact path in the top chunk, whose values
+	 * go on (dp_laplace_chunk_undecided).
 	 */
 	upper[entries - 1] = UINT64_MAX;
-	lower[entries - 1] = chunk->open_ended ? 0 : UINT64_MAX;
 }
 
 void
@@ -166,34 +173,32 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 		chunk->width = widths[c];
 		chunk->open_ended = c == count - 1;
 		chunk->upper = cells;
-		chunk->lower = cells + entries;
-		build_chunk(chunk, cells, cells + entries, scale, cell_bits);
-		cells += 2 * entries;
+		build_chunk(chunk, cells, scale, cell_bits);
+		cells += entries;
 		shift += widths[c];
 	}
 }
 
 /*
  * Number of boundaries certainly at or below u: a branch-free search of
- * fixed length.  It first reads one word of every cache line of both of
- * the chunk's arrays and makes the result depend on them, so that every
- * draw waits for the same lines whatever the value: a search alone would
- * touch the lines of rare (large) values only when drawing them, and pay a
- * cache miss there that a timer could see.
+ * fixed length.  It first reads one word of every cache line of the chunk's
+ * table and makes the result depend on them, so that every draw waits for
+ * the same lines whatever its value: a search alone would touch the lines
+ * of rare (large) values only when drawing them, and pay a cache miss there
+ * that a timer could see.
  */
 static inline uint64_t
 chunk_search(const dp_laplace_chunk *chunk, uint64_t u)
 {
 	const uint64_t *upper = chunk->upper;
-	const uint64_t *lower = chunk->lower;
 	uint64_t	entries = (uint64_t) 1 << chunk->width;
 	uint64_t	touched = 0;
 	uint64_t	position = 0;
 
-	/* the last entry too: the arrays need not start on a line */
+	/* the last entry too: the array need not start on a line */
 	for (uint64_t i = 0; i < entries; i += DP_LAPLACE_LINE_ENTRIES)
-		touched |= upper[i] ^ lower[i];
-	touched |= upper[entries - 1] ^ lower[entries - 1];
+		touched |= upper[i];
+	touched |= upper[entries - 1];
 	__asm__ volatile("" : "+r"(touched));
 	if (chunk->width == DP_LAPLACE_CHUNK_BITS_MAX)
 	{
@@ -301,7 +306,7 @@ draw_one_chunk(const dp_laplace_table *table, dp_random *rng)
 		uint64_t	u = dp_random_uint64(rng);
 		uint64_t	at_top = u == UINT64_MAX;
 		uint64_t	magnitude = chunk_search(chunk, u - at_top);
-		int			undecided = (chunk->lower[magnitude] <= u) | (int) at_top;
+		int			undecided = dp_laplace_chunk_undecided(chunk, magnitude, u);
 		int			negative = dp_random_bit(rng);
 
 		if (undecided &&
@@ -331,8 +336,8 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 		uint64_t	v_top = v == UINT64_MAX;
 		uint64_t	low_value = chunk_search(low, u - u_top);
 		uint64_t	high_value = chunk_search(high, v - v_top);
-		int			low_undecided = (low->lower[low_value] <= u) | (int) u_top;
-		int			high_undecided = (high->lower[high_value] <= v) | (int) v_top;
+		int			low_undecided = dp_laplace_chunk_undecided(low, low_value, u);
+		int			high_undecided = dp_laplace_chunk_undecided(high, high_value, v);
 		int			negative = dp_random_bit(rng);
 		dp_uint128	magnitude;
 
@@ -372,7 +377,7 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 			uint64_t	at_top = u == UINT64_MAX;
 			uint64_t	position = chunk_search(chunk, u - at_top);
 
-			undecided |= (unsigned) ((chunk->lower[position] <= u) | at_top) << c;
+			undecided |= (unsigned) dp_laplace_chunk_undecided(chunk, position, u) << c;
 			words[c] = u;
 			positions[c] = position;
 			magnitude += (dp_uint128) position << chunk->shift;
@@ -412,7 +417,7 @@ dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
 	{
 		dp_laplace_table table;
 		unsigned char bytes[sizeof(dp_laplace_table) +
-							DP_LAPLACE_CHUNKS_MAX * 2 * ((size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) *
+							DP_LAPLACE_CHUNKS_MAX * ((size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) *
 							sizeof(uint64_t)];
 	}			storage;
 

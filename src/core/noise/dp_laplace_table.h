@@ -44,7 +44,7 @@
 #include "dp_random.h"
 
 /*
- * Chunks of 5 bits: a chunk's two arrays are 4 cache lines each, all read on
+ * Chunks of 5 bits: a chunk's table is 4 cache lines (32 cells), all read on
  * every draw (see chunk_search), so which lines a draw touches does not
  * depend on its value.  Enough chunks for every accepted scale: b < 2^97
  * needs at most 104 bits.
@@ -60,12 +60,13 @@ typedef struct dp_laplace_chunk
 	bool		open_ended;		/* the top chunk: not truncated */
 	/*
 	 * Boundary j (the cumulative probability of values <= j) lies in cells
-	 * lower[j] .. upper[j] - 1: 64 random bits u >= upper[j] are certainly
-	 * past it, u < lower[j] certainly before it.  Both arrays are monotone;
-	 * entry 2^width - 1 is a sentinel.
+	 * upper[j] - spread .. upper[j] - 1 at most: 64 random bits u >= upper[j]
+	 * are certainly past it, u < upper[j] - spread certainly before it and
+	 * every later boundary.  upper is monotone; entry 2^width - 1 is a
+	 * sentinel.
 	 */
 	const uint64_t *upper;
-	const uint64_t *lower;
+	uint64_t	spread;
 } dp_laplace_chunk;
 
 typedef struct dp_laplace_table
@@ -74,8 +75,22 @@ typedef struct dp_laplace_table
 	int			chunk_count;
 	int			cell_bits;		/* 64 except in tests of the exact path */
 	dp_laplace_chunk chunks[DP_LAPLACE_CHUNKS_MAX];
-	uint64_t	cells[];		/* the chunks' upper and lower arrays */
+	uint64_t	cells[];		/* the chunks' upper arrays */
 } dp_laplace_table;
+
+/*
+ * Whether the word u, with `position` boundaries of the chunk certainly
+ * passed, may lie in the cells of the next boundary (or has reached the top
+ * chunk's end, or is the last word): then the exact path decides.
+ */
+static inline int
+dp_laplace_chunk_undecided(const dp_laplace_chunk *chunk, uint64_t position, uint64_t u)
+{
+	uint64_t	last = ((uint64_t) 1 << chunk->width) - 1;
+
+	return (chunk->upper[position] - u <= chunk->spread) |
+		((int) chunk->open_ended & (position == last)) | (u == UINT64_MAX);
+}
 
 /* Bytes of the table for `scale` (a few kB for the usual scales). */
 extern size_t dp_laplace_table_size(const dp_scale *scale);
