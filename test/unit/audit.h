@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "dp_counter.h"
+#include "dp_laplace_table.h"
 #include "test_support.h"
 
 /* ---- exact binomial bounds ---- */
@@ -205,6 +206,35 @@ audit_nodes_of(const dp_mechanism *m, int64_t steps, int64_t j, int64_t *ends, i
 	return count;
 }
 
+/* tables for the audit's stream: malloc'd, freed when the cache starts again */
+typedef struct audit_tables
+{
+	void	   *blocks[DP_SAMPLER_CACHE_SIZE];
+	int			count;
+} audit_tables;
+
+static inline void *
+audit_tables_allocate(void *context, size_t size)
+{
+	audit_tables *tables = context;
+	void	   *block = malloc(size);
+
+	if (block == NULL)
+		abort();
+	tables->blocks[tables->count++] = block;
+	return block;
+}
+
+static inline void
+audit_tables_release(void *context)
+{
+	audit_tables *tables = context;
+
+	for (int i = 0; i < tables->count; i++)
+		free(tables->blocks[i]);
+	tables->count = 0;
+}
+
 /*
  * runs seeded runs on each stream, steps releases each; the events are
  * LLR >= t for AUDIT_THRESHOLDS thresholds up to the largest value; alpha
@@ -225,12 +255,18 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	double		top;
 	audit_result result = {.epsilon = m.epsilon, .nodes = nodes};
 	const char *field;
+	audit_tables tables = {.count = 0};
+	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
+	.release_all = audit_tables_release, .context = &tables};
 
 	dp_counter_prepare(counter, &m, &field);
 	b = dp_scale_as_double(&counter->scale);
 	top = nodes * delta / b;
 	result.item_epsilon = top;
+	/* the sampler fresh noise uses in the extension: the table sampler */
 	dp_random_init_keyed(&rng, text, strlen(text));
+	rng.table_sampler = true;
+	rng.samplers = &cache;
 	for (int stream = 0; stream < 2; stream++)
 		for (int64_t run = 0; run < runs; run++)
 		{
@@ -278,6 +314,7 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 			}
 		}
 	free(counter);
+	audit_tables_release(&tables);
 	return result;
 }
 
