@@ -321,7 +321,12 @@ extern dp_status dp_counter_check_storable(const dp_counter *counter);
 extern size_t dp_counter_serialized_size(const dp_counter *counter);
 /* The length of its public prefix: mechanism, steps and node count (sealing keeps it in the clear). */
 extern size_t dp_counter_public_size(const dp_counter *counter);
-/* The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), for tests of old states. */
+/*
+ * The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), for tests of old
+ * states.  Those versions had no table sampler: a state with the flag is
+ * written without its key, so it reads back as an old keyless state rather
+ * than silently as a reference-sampler state under the same key.
+ */
 extern size_t dp_counter_fixed_size(const dp_counter *counter);
 extern void dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out);
 extern void dp_counter_serialize(const dp_counter *counter, unsigned char *out);

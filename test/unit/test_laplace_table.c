@@ -259,6 +259,113 @@ test_laws(void)
 	}
 }
 
+/*
+ * Probability that a draw leaves the fast path, bounded from the tables: for
+ * each chunk, spread cells per boundary, the top chunk's words at or past its
+ * last boundary, and the all-ones word.  It must stay below 2^-48 at every
+ * scale (a sweep of 400 scales from 0.01 to 2^90, and scales near the
+ * thresholds where the chunk count changes).
+ */
+static long double
+undecided_bound(const dp_laplace_table *table)
+{
+	long double mass = 0;
+
+	for (int c = 0; c < table->chunk_count; c++)
+	{
+		const dp_laplace_chunk *chunk = &table->chunks[c];
+		uint64_t	entries = (uint64_t) 1 << chunk->width;
+
+		mass += (long double) (entries - 1) * (long double) chunk->spread + 1;
+		if (chunk->open_ended)
+			mass += entries >= 2 ?
+				(long double) (UINT64_MAX - chunk->upper[entries - 2]) + 1 + chunk->spread :
+				0x1p64L;
+	}
+	return mass / 0x1p64L;
+}
+
+static void
+test_undecided_mass(void)
+{
+	long double worst = 0;
+	double		worst_scale = 0;
+	int			scales = 0;
+
+	for (int i = 0; i <= 400; i++)
+	{
+		/* b = 2^(i / 4.4 - 6.6): 0.01 to about 2^84, in steps of 2^(1/4.4) */
+		double		b = pow(2.0, i / 4.4 - 6.6);
+
+		for (int nudge = -1; nudge <= 1; nudge++)
+		{
+			dp_scale	scale;
+			dp_laplace_table *table;
+			long double mass;
+			/* epsilon stays within its range: large scales from a large sensitivity */
+			uint64_t	sensitivity = b > 0x1p30 ? UINT64_C(1) << 50 : 1;
+
+			if (dp_scale_for(sensitivity, sensitivity / (b * (1 + nudge * 1e-3)), &scale) !=
+				DP_SCALE_OK)
+				continue;
+			table = malloc(dp_laplace_table_size(&scale));
+			dp_laplace_table_build(table, &scale, 64);
+			mass = undecided_bound(table);
+			if (mass > worst)
+			{
+				worst = mass;
+				worst_scale = dp_scale_as_double(&scale);
+			}
+			scales++;
+			free(table);
+		}
+	}
+	tap_ok(worst < 0x1p-48L, "over %d scales the fast path is left with probability at most %Lg = 2^%.1f < 2^-48 (worst at b = %g)",
+		   scales, worst, (double) log2l(worst), worst_scale);
+}
+
+/*
+ * The values the table sampler draws from a given stream, pinned: stored
+ * states with the table flag draw their keyed terms with it, so a change of
+ * the chunk layout, the cells or the order of reads would change their
+ * noise and must come with a new flag value.  These are the first draws of
+ * a fixed stream at four scales (computed by this implementation).
+ */
+static void
+test_pinned_values(void)
+{
+	dp_scale	scales[] = {{1, 2}, {21, 1}, {1000, 1}, {(dp_uint128) 1 << 45, 1}};
+	int			expected_chunks[] = {1, 2, 4, 11};
+	long long	expected[4][6] = {
+		{0, 0, 0, -1, 0, 0},
+		{-18, 21, 22, -14, 9, 3},
+		{-737, -817, 148, 721, 896, 2279},
+		{16193692030179, -27260166050362, -19253372781180, 3266318900197, 13239053737446,
+		346696057110},
+	};
+	int			same = 1;
+
+	for (int s = 0; s < 4; s++)
+	{
+		dp_random	stream;
+		dp_laplace_table *table = malloc(dp_laplace_table_size(&scales[s]));
+
+		dp_laplace_table_build(table, &scales[s], 64);
+		dp_random_init_keyed(&stream, "pinned", 6);
+		same &= table->chunk_count == expected_chunks[s];
+		for (int i = 0; i < 6; i++)
+		{
+			long long	z = (long long) dp_laplace_table_draw(table, &stream);
+
+			if (getenv("DP_PRINT_PINNED"))
+				printf("%lld%s", z, i == 5 ? (s == 3 ? "\n" : ",\n") : ", ");
+			same &= z == expected[s][i];
+		}
+		free(table);
+	}
+	tap_ok(same, "the draws of a fixed stream and the chunk layouts are the pinned ones");
+}
+
 /* a cache that frees what it allocated */
 typedef struct
 {
@@ -397,6 +504,27 @@ test_states(void)
 	}
 	(void) noise_sum;
 	tap_ok(same, "a stored table-sampler state continues with the same noise, cached or not");
+	{
+		/* a keyed mechanism's state forged to flag 2 is refused */
+		size_t		keyed_length = dp_counter_serialized_size(keyed_state);
+		unsigned char *keyed_bytes = malloc(keyed_length);
+		size_t		flag_at = dp_counter_public_size(keyed_state);
+		dp_counter *keyed_copy = malloc(dp_counter_size(&keyed));
+		dp_status	plain_status;
+		dp_status	forged_status;
+
+		dp_counter_serialize(keyed_state, keyed_bytes);
+		plain_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
+											  dp_counter_size(&keyed), &error);
+		keyed_bytes[flag_at] = 2;
+		forged_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
+											   dp_counter_size(&keyed), &error);
+		tap_ok(plain_status == DP_OK && forged_status != DP_OK,
+			   "a keyed mechanism's state with the table flag is refused (%s)",
+			   forged_status != DP_OK ? error.problem : "accepted");
+		free(keyed_bytes);
+		free(keyed_copy);
+	}
 	tap_ok(differ, "the two samplers draw different values from the same key");
 	free(bytes);
 	free(table_state);
@@ -415,5 +543,7 @@ main(void)
 	test_negative_control();
 	test_cache();
 	test_states();
+	test_undecided_mass();
+	test_pinned_values();
 	return tap_done();
 }

@@ -286,8 +286,8 @@ dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out)
 	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
 	dp_put_u64(out + 40, (uint64_t) counter->steps);
 	dp_put_u64(out + 48, (uint64_t) counter->mechanism.block);
-	out[KEY_SECTION] = counter->has_noise_key ? 1 : 0;
-	if (counter->has_noise_key)
+	out[KEY_SECTION] = counter->has_noise_key && !counter->table_sampler ? 1 : 0;
+	if (counter->has_noise_key && !counter->table_sampler)
 		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
 	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
 	dp_put_u64(out + CONTRIBUTIONS_OFFSET, (uint64_t) counter->mechanism.contributions);
@@ -429,6 +429,9 @@ compact_header_read(const unsigned char *data, size_t length, dp_mechanism *mech
 		return fail(error, "noise_key", "the noise key flag is not 0, 1 or 2");
 	header->noise_key = noise_key_flag ? get_bytes(&r, DP_NOISE_KEY_BYTES) : NULL;
 	header->table_sampler = noise_key_flag == 2;
+	/* a keyed mechanism's noise never changes sampler (docs/noise.md) */
+	if (header->table_sampler && (mechanism->flags & DP_FLAG_KEYED))
+		return fail(error, "noise_key", "a keyed mechanism's state with the table sampler flag");
 	if (r.failed)
 		return fail(error, "length", "shorter than the state header");
 	header->nodes_offset = r.position;

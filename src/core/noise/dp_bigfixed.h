@@ -53,8 +53,8 @@ extern uint64_t dp_bigfixed_ratio_cell(const dp_bigfixed *a, const dp_bigfixed *
 
 /*
  * exp(-y) for y = numerator * multiplier * 2^shift / denominator > 0, with
- * shift <= 128 and multiplier < 2^62.  The enclosure is a few thousand units
- * of the last place wide at most.
+ * shift <= 128 and multiplier < 2^62.  The enclosure is up to about 10^6
+ * units of the last place wide (series and squarings, counted outward).
  */
 extern void dp_bigfixed_exp_minus(dp_bigfixed_interval *out, int limbs, uint64_t numerator,
 								  uint64_t multiplier, int shift, dp_uint128 denominator);

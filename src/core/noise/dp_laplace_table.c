@@ -19,7 +19,6 @@
  */
 #include "dp_laplace_table.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "dp_bigfixed.h"
@@ -27,36 +26,63 @@
 /* precision of the tables: 254 fraction bits, far below a 64-bit cell */
 #define TABLE_LIMBS 4
 
-/*
- * Bits of G the chunks cover: the least W with q^(2^W - 1) <= exp(-45)
- * < 2^-64, so that the top chunk's last table boundary sits in the last
- * cell and larger values always take the exact path.
- */
-static int
-covered_bits(const dp_scale *scale)
+/* a * b >= c * d, exactly (products of up to 192 bits) */
+static bool
+product_at_least(dp_uint128 a, uint64_t b, dp_uint128 c, uint64_t d)
 {
-	double		b = dp_scale_as_double(scale);
-	int			bits = 1;
+	uint64_t	left[3];
+	uint64_t	right[3];
+	dp_uint128	pairs[2][2] = {{a, b}, {c, d}};
 
-	while (bits < DP_LAPLACE_CHUNKS_MAX * DP_LAPLACE_CHUNK_BITS_MAX &&
-		   ldexp(1.0, bits) - 1.0 < 45.0 * b)
-		bits++;
-	return bits;
+	for (int side = 0; side < 2; side++)
+	{
+		uint64_t   *out = side == 0 ? left : right;
+		dp_uint128	x = pairs[side][0];
+		uint64_t	y = (uint64_t) pairs[side][1];
+		dp_uint128	low = (dp_uint128) (uint64_t) x * y;
+		dp_uint128	high = (dp_uint128) (uint64_t) (x >> 64) * y;
+		dp_uint128	middle = (low >> 64) + (uint64_t) high;
+
+		out[0] = (uint64_t) low;
+		out[1] = (uint64_t) middle;
+		out[2] = (uint64_t) (high >> 64) + (uint64_t) (middle >> 64);
+	}
+	for (int i = 2; i >= 0; i--)
+		if (left[i] != right[i])
+			return left[i] > right[i];
+	return true;
 }
 
+/*
+ * The chunks, from the lowest bit of G: W bits in all, the top chunk of full
+ * width (or all W bits when W < 5), the remainder in the bottom chunk.  W is
+ * the least width at which the top chunk's last boundary is passed with
+ * probability q^((2^w - 1) 2^s) <= exp(-45) < 2^-64 (w, s: the top chunk's
+ * width and shift), so that the exact path it sends larger values to is as
+ * rare as an undecided cell.  Exact integer arithmetic on the scale
+ * numerator / denominator (b = n / d, so q^m <= e^-45 iff m d >= 45 n): the
+ * layout, and so the values a stored state's key draws, do not depend on
+ * floating point.
+ */
 static int
 chunk_layout(const dp_scale *scale, int *widths)
 {
-	int			bits = covered_bits(scale);
+	int			limit = DP_LAPLACE_CHUNKS_MAX * DP_LAPLACE_CHUNK_BITS_MAX;
+	int			bits = 1;
 	int			count = 0;
 
-	while (bits > 0)
+	for (; bits < limit; bits++)
 	{
-		int			width = bits < DP_LAPLACE_CHUNK_BITS_MAX ? bits : DP_LAPLACE_CHUNK_BITS_MAX;
+		int			top_width = bits < DP_LAPLACE_CHUNK_BITS_MAX ? bits : DP_LAPLACE_CHUNK_BITS_MAX;
+		dp_uint128	reach = ((((dp_uint128) 1) << top_width) - 1) << (bits - top_width);
 
-		widths[count++] = width;
-		bits -= width;
+		if (product_at_least(reach, scale->denominator, scale->numerator, 45))
+			break;
 	}
+	if (bits % DP_LAPLACE_CHUNK_BITS_MAX != 0)
+		widths[count++] = bits % DP_LAPLACE_CHUNK_BITS_MAX;
+	for (int full = bits / DP_LAPLACE_CHUNK_BITS_MAX; full > 0; full--)
+		widths[count++] = DP_LAPLACE_CHUNK_BITS_MAX;
 	return count;
 }
 
@@ -182,10 +208,10 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 /*
  * Number of boundaries certainly at or below u: a branch-free search of
  * fixed length.  It first reads one word of every cache line of the chunk's
- * table and makes the result depend on them, so that every draw waits for
- * the same lines whatever its value: a search alone would touch the lines
- * of rare (large) values only when drawing them, and pay a cache miss there
- * that a timer could see.
+ * table (the empty asm keeps the compiler from dropping the reads); loads
+ * retire in order, so every draw waits for the same lines whatever its
+ * value.  A search alone would touch the lines of rare (large) values only
+ * when drawing them, and pay a cache miss there that a timer could see.
  */
 static inline uint64_t
 chunk_search(const dp_laplace_chunk *chunk, uint64_t u)
@@ -212,7 +238,7 @@ chunk_search(const dp_laplace_chunk *chunk, uint64_t u)
 	else
 		for (uint64_t step = entries >> 1; step != 0; step >>= 1)
 			position += (upper[position + step - 1] <= u) ? step : 0;
-	return position + (touched & 0 & u);
+	return position;
 }
 
 /* The uniform variate's first 64 * limbs bits as an enclosure [lower, lower + 1 unit]. */
@@ -235,7 +261,7 @@ uniform_enclosure(dp_bigfixed_interval *out, const uint64_t *words, int limbs)
  * undecided cell, `position` boundaries being certainly passed.  More
  * random words are read as precision grows; the comparison at 4096 bits is
  * undecided with probability below 2^-4000, and then the boundary is taken
- * as passed.  Returns false for a value the draw must reject (beyond the
+ * as not passed.  Returns false for a value the draw must reject (beyond the
  * range of dp_discrete_laplace, probability below exp(-2^40)).
  */
 static bool
@@ -295,6 +321,26 @@ chunk_exact(const dp_laplace_table *table, const dp_laplace_chunk *chunk, dp_ran
 	return true;
 }
 
+/*
+ * The rejection of -0 and the sign, without a branch on the value: a branch
+ * on magnitude == 0 or on the sign would be predicted by value, and its
+ * misses would show in the time.  The branch on the result is taken or not
+ * independently of the value finally returned.
+ */
+static inline int
+negative_zero(int negative, dp_uint128 magnitude)
+{
+	return negative & (int) (magnitude == 0);
+}
+
+static inline dp_int128
+with_sign(int negative, dp_uint128 magnitude)
+{
+	dp_uint128	mask = -(dp_uint128) (unsigned) negative;
+
+	return (dp_int128) ((magnitude ^ mask) - mask);
+}
+
 /* Scales below 0.69: G fits one chunk. */
 static dp_int128
 draw_one_chunk(const dp_laplace_table *table, dp_random *rng)
@@ -312,14 +358,14 @@ draw_one_chunk(const dp_laplace_table *table, dp_random *rng)
 		if (undecided &&
 			!chunk_exact(table, chunk, rng, u, magnitude, &magnitude))
 			continue;
-		if (negative && magnitude == 0)
+		if (negative_zero(negative, magnitude))
 			continue;
-		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+		return with_sign(negative, magnitude);
 	}
 }
 
 /*
- * Scales from 0.69 to 22.7 (Binary's nodes at epsilon 1 up to T = 2^22):
+ * Scales from 0.69 to 22.0 (Binary's nodes at epsilon 1 up to T = 2^21):
  * two chunks, unrolled so that their searches overlap.
  */
 static dp_int128
@@ -349,9 +395,9 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 		magnitude = low_value + ((dp_uint128) high_value << high->shift);
 		if (magnitude > DP_NOISE_DRAW_MAX)
 			continue;
-		if (negative && magnitude == 0)
+		if (negative_zero(negative, magnitude))
 			continue;
-		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+		return with_sign(negative, magnitude);
 	}
 }
 
@@ -403,9 +449,9 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 		}
 		if (magnitude > DP_NOISE_DRAW_MAX)
 			continue;
-		if (negative && magnitude == 0)
+		if (negative_zero(negative, magnitude))
 			continue;
-		return negative ? -(dp_int128) magnitude : (dp_int128) magnitude;
+		return with_sign(negative, magnitude);
 	}
 }
 

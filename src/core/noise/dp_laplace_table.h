@@ -23,9 +23,10 @@
  *     the 64 random bits fall in such a cell the comparison is undecided:
  *     the draw then reads more random bits and compares them against the
  *     boundary computed at higher precision, as far as needed.  Undecided
- *     cells have total probability below 2^-48 per draw, for every value
- *     alike up to that mass, so the time of a draw reveals nothing except
- *     on an event of that probability.
+ *     cells, with the top chunk's end, have total probability below 2^-48
+ *     per draw, so the time of a draw reveals nothing except on an event of
+ *     that probability; the sign and the rejection of -0 take no branch on
+ *     the value.
  *
  * So the distribution is exactly the discrete Laplace distribution (with
  * draws beyond DP_NOISE_DRAW_MAX rejected, as in dp_noise.c), not an
