@@ -66,8 +66,9 @@ unit-sanitize:
 # the C unit tests under valgrind's memcheck: an invalid access or a
 # definite leak fails the target.  Slow (each test about 30 times longer).
 # valgrind computes long double at double precision, so test_blt's
-# long-double reference checks that sit at the bound report "not ok" there:
-# those are listed, not failed.
+# long-double reference checks that sit at the bound, and test_laplace_table's
+# check of the certified exp against expl, report "not ok" there: those are
+# listed, not failed.
 unit-valgrind: $(UNIT_TESTS)
 	@failed=0; for t in $(UNIT_TESTS); do \
 	  DP_AUDIT_RUNS=100000 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
