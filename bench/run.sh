@@ -11,3 +11,4 @@ bench/expiration.sh
 bench/comparison.sh
 bench/aggregates.sh
 bench/throughput.sh
+bench/sampler_timing.sh
