@@ -45,16 +45,6 @@ saturating_times(int64_t power, int64_t base)
 	return power > INT64_MAX / base ? INT64_MAX : power * base;
 }
 
-static int64_t
-ipow(int64_t base, int exponent)
-{
-	int64_t		result = 1;
-
-	while (exponent-- > 0)
-		result = saturating_times(result, base);
-	return result;
-}
-
 /* balanced digits needed: the least L with (k^L - 1) / 2 >= horizon */
 int
 dp_balanced_levels(int64_t horizon, int64_t arity)
@@ -217,8 +207,12 @@ static int
 slot_of(const dp_balanced_tree *tree, int level, int64_t m)
 {
 	int64_t		w = window(tree);
+	int64_t		rest = m % w;
 
-	return tree->first + level * (int) w + (int) (((m % w) + w) % w);
+	/* one division per slot: this runs for every interval of every release */
+	if (rest < 0)
+		rest += w;
+	return tree->first + level * (int) w + (int) rest;
 }
 
 /* the noise of interval m entering the window (nothing for m < 1: no items) */
@@ -309,13 +303,18 @@ dp_balanced_tree_release(dp_counter *counter, const dp_balanced_tree *tree, int6
 {
 	int64_t		k = tree->arity;
 	int64_t		digits[64];
+	int64_t		powers[64];
 	int64_t		p = 0;
 	dp_int128	release = 0;
 
 	balanced_digits(t, k, tree->levels, digits);
+	/* k^j for every level, once per release rather than once per level */
+	powers[0] = 1;
+	for (int j = 1; j < tree->levels; j++)
+		powers[j] = saturating_times(powers[j - 1], k);
 	for (int j = tree->levels - 1; j >= 0; j--)
 	{
-		int64_t		power = ipow(k, j);
+		int64_t		power = powers[j];
 		int64_t		c = p / power;
 
 		for (int64_t i = 1; i <= digits[j]; i++)
