@@ -16,7 +16,7 @@ GROUP BY g, eps;
 -- estimator (fourth moment of the law, by summation)
 WITH law AS (
   SELECT eps, exp(-eps) AS q FROM (VALUES (0.5::float8), (1.0), (0.05)) e(eps)
-), moments AS (
+), moments AS MATERIALIZED (
   SELECT l.eps, 2 * l.q / (1 - l.q) ^ 2 AS variance,
          (SELECT sum(2 * (1 - l.q) / (1 + l.q) * exp(-l.eps * z) * (z::float8) ^ 4)
             FROM generate_series(1, least(2000, (600 / l.eps)::int)) z) AS fourth
@@ -43,3 +43,45 @@ WITH cells AS (
 )
 SELECT sum((coalesce(observed, 0) - expected) ^ 2 / expected) < 55.5 AS chi_squared_ok
 FROM expected LEFT JOIN cells USING (cell);
+
+-- Keyed noise (0.11.0).  An installation where no key was registered draws
+-- keyed noise with the table sampler under a "table_noise" secret; a
+-- database that had keys keeps the "noise" secret and the reference
+-- sampler until a superuser switches.  Everything below is rolled back.
+BEGIN;
+SELECT purpose, count(*) FROM dp_stream.secrets
+ WHERE purpose IN ('noise', 'table_noise') GROUP BY purpose ORDER BY purpose;
+SELECT dp_stream.create_key('sampler_check', dp_binary(1, 16)) IS NOT NULL AS registered;
+CREATE TEMP TABLE keyed_runs (run text, t int, released bigint);
+CREATE TEMP VIEW keyed_release AS
+  SELECT t, dp_count(1, dp_keyed(dp_binary(1, 16), 'sampler_check'))
+              OVER (ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS released
+  FROM generate_series(1, 16) t;
+INSERT INTO keyed_runs SELECT 'table', * FROM keyed_release;
+INSERT INTO keyed_runs SELECT 'table again', * FROM keyed_release;
+-- as in a database upgraded with keys: no table_noise secret
+DELETE FROM dp_stream.secrets WHERE purpose = 'table_noise';
+INSERT INTO keyed_runs SELECT 'reference', * FROM keyed_release;
+INSERT INTO keyed_runs SELECT 'reference again', * FROM keyed_release;
+-- the switch: a new secret, with a warning about the new noise
+SELECT dp_stream.use_table_sampler_for_keyed_noise() IS NOT NULL AS switched;
+INSERT INTO keyed_runs SELECT 'switched', * FROM keyed_release;
+INSERT INTO keyed_runs SELECT 'switched again', * FROM keyed_release;
+-- every sampler and secret repeats its own noise; they differ from each other
+SELECT a.run, b.run AS against, bool_and(a.released = b.released) AS same_releases
+FROM keyed_runs a JOIN keyed_runs b USING (t)
+WHERE (a.run, b.run) IN (('table', 'table again'), ('reference', 'reference again'),
+                         ('switched', 'switched again'), ('table', 'reference'),
+                         ('reference', 'switched'), ('table', 'switched'))
+GROUP BY a.run, b.run ORDER BY a.run, b.run;
+-- switching again changes nothing; the table_noise secret cannot be dropped
+SELECT dp_stream.use_table_sampler_for_keyed_noise() =
+       (SELECT id FROM dp_stream.secrets WHERE purpose = 'table_noise') AS same_secret;
+DO $$
+BEGIN
+  PERFORM dp_stream.drop_secret((SELECT id FROM dp_stream.secrets WHERE purpose = 'table_noise'));
+  RAISE EXCEPTION 'dropped';
+EXCEPTION WHEN object_in_use THEN
+  RAISE WARNING 'refused: %', SQLERRM;
+END $$;
+ROLLBACK;

@@ -166,6 +166,16 @@ dp_status
 dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 					   const unsigned char *noise_key, dp_random *rng, const char **field)
 {
+	return dp_counter_start_with_sampler(counter, mechanism, noise_key,
+										 rng->table_sampler && !(mechanism->flags & DP_FLAG_KEYED),
+										 rng, field);
+}
+
+dp_status
+dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism,
+							  const unsigned char *noise_key, bool table_sampler, dp_random *rng,
+							  const char **field)
+{
 	dp_status	status = dp_counter_prepare(counter, mechanism, field);
 
 	if (status != DP_OK)
@@ -174,7 +184,7 @@ dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 	{
 		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
 		counter->has_noise_key = true;
-		counter->table_sampler = rng->table_sampler && !(mechanism->flags & DP_FLAG_KEYED);
+		counter->table_sampler = table_sampler;
 	}
 	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
 	counter->kind->start(counter, rng);

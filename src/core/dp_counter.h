@@ -286,6 +286,14 @@ extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mecha
 extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 										const unsigned char *noise_key, dp_random *rng,
 										const char **field);
+/*
+ * The same with the sampler of the keyed terms chosen by the caller (the
+ * extension: a keyed mechanism's database setting); dp_counter_start_keyed
+ * takes the table sampler for random keys of a table-sampler stream only.
+ */
+extern dp_status dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism,
+											   const unsigned char *noise_key, bool table_sampler,
+											   dp_random *rng, const char **field);
 
 /* One time step.  The value is clamped into [0, max_per_step] silently. */
 extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng);

@@ -138,16 +138,26 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 {
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	dp_status	status;
+	dp_random  *rng;
+	bool		table_sampler;
 
 	if (repeatable && (mechanism->flags & DP_FLAG_ZCDP))
 		dp_refuse_repeatable_zcdp();
 	if (mechanism->flags & DP_FLAG_KEYED)
-		dp_keyed_noise_key(mechanism, "count", noise_key);
+	{
+		table_sampler = dp_keyed_noise_key(mechanism, "count", noise_key);
+		rng = dp_backend_random();
+	}
 	else if (repeatable)
-		dp_random_bytes(dp_backend_random(), noise_key, sizeof(noise_key));
+	{
+		rng = dp_backend_random();
+		dp_random_bytes(rng, noise_key, sizeof(noise_key));
+		table_sampler = rng->table_sampler;
+	}
 	else
 		return dp_counter_start(counter, mechanism, dp_backend_random(), field);
-	status = dp_counter_start_keyed(counter, mechanism, noise_key, dp_backend_random(), field);
+	status = dp_counter_start_with_sampler(counter, mechanism, noise_key, table_sampler, rng,
+										   field);
 	explicit_bzero(noise_key, sizeof(noise_key));
 	return status;
 }

@@ -118,8 +118,23 @@ typedef enum SecretChoice
 {
 	NEWEST_SEAL,
 	OLDEST_NOISE,
+	OLDEST_TABLE_NOISE,
 	SEAL_BY_ID
 } SecretChoice;
+
+static const char *
+purpose_of(SecretChoice choice)
+{
+	switch (choice)
+	{
+		case OLDEST_NOISE:
+			return "noise";
+		case OLDEST_TABLE_NOISE:
+			return "table_noise";
+		default:
+			return "seal";
+	}
+}
 
 /*
  * Finds one secret; returns false when there is none.  Ties on created_at
@@ -156,7 +171,7 @@ find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64
 		if (null_id || null_purpose || null_value || null_time)
 			continue;
 		purpose_text = TextDatumGetCString(purpose);
-		if (strcmp(purpose_text, choice == OLDEST_NOISE ? "noise" : "seal") != 0)
+		if (strcmp(purpose_text, purpose_of(choice)) != 0)
 			continue;
 		switch (choice)
 		{
@@ -164,6 +179,7 @@ find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64
 				better = !found || created > best_time || (created == best_time && id > best_id);
 				break;
 			case OLDEST_NOISE:
+			case OLDEST_TABLE_NOISE:
 				better = !found || created < best_time || (created == best_time && id < best_id);
 				break;
 			default:
@@ -305,17 +321,23 @@ dp_keyed_check_user(const dp_mechanism *mechanism)
  * The noise key of a keyed counter or statistic: a PRF of the database's
  * noise secret, the key name, the whole mechanism and `context` (what is
  * computed over it), after check_registration -- registering is what
- * charges the budget.
+ * charges the budget.  Returns whether its terms are drawn by the table
+ * sampler: they are when the database has a "table_noise" secret (0.11.0:
+ * installed where no key had been registered yet, or made by
+ * dp_stream.use_table_sampler_for_keyed_noise()), whose key then replaces
+ * the "noise" secret's, so the two samplers never draw under one key.
  */
-void
+bool
 dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned char *noise_key)
 {
 	unsigned char secret[DP_SEAL_KEY_BYTES];
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
 	StringInfoData message;
+	bool		table_sampler;
 
 	check_registration(mechanism, context);
-	if (!find_secret(OLDEST_NOISE, 0, secret, NULL))
+	table_sampler = find_secret(OLDEST_TABLE_NOISE, 0, secret, NULL);
+	if (!table_sampler && !find_secret(OLDEST_NOISE, 0, secret, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("dp_stream has no noise secret in this database")));
@@ -326,6 +348,7 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	dp_random_derive_key(noise_key, secret, message.data, message.len);
 	explicit_bzero(secret, sizeof(secret));
 	pfree(message.data);
+	return table_sampler;
 }
 
 PG_FUNCTION_INFO_V1(dp_random_secret);

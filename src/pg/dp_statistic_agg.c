@@ -85,8 +85,10 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool re
 		char	   *computed = dp_statistic_computes(spec);
 		unsigned char noise_key[DP_NOISE_KEY_BYTES];
 
-		dp_keyed_noise_key(&spec->mechanism, computed, noise_key);
-		dp_statistic_start_keyed(statistic, &layout, noise_key, dp_backend_random());
+		bool		table_sampler = dp_keyed_noise_key(&spec->mechanism, computed, noise_key);
+
+		dp_statistic_start_with_sampler(statistic, &layout, noise_key, table_sampler,
+										dp_backend_random());
 		explicit_bzero(noise_key, sizeof(noise_key));
 		pfree(computed);
 	}

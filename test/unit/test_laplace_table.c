@@ -505,25 +505,38 @@ test_states(void)
 	(void) noise_sum;
 	tap_ok(same, "a stored table-sampler state continues with the same noise, cached or not");
 	{
-		/* a keyed mechanism's state forged to flag 2 is refused */
-		size_t		keyed_length = dp_counter_serialized_size(keyed_state);
-		unsigned char *keyed_bytes = malloc(keyed_length);
-		size_t		flag_at = dp_counter_public_size(keyed_state);
+		/*
+		 * A keyed mechanism's state started with the table sampler (the
+		 * database's choice, dp_counter_start_with_sampler) keeps it through
+		 * the stored form; a noise key flag above 2 is refused.
+		 */
+		dp_counter *keyed_table = malloc(dp_counter_size(&keyed));
 		dp_counter *keyed_copy = malloc(dp_counter_size(&keyed));
+		const char *field = NULL;
+		size_t		keyed_length;
+		unsigned char *keyed_bytes;
+		size_t		flag_at;
 		dp_status	plain_status;
 		dp_status	forged_status;
 
-		dp_counter_serialize(keyed_state, keyed_bytes);
+		if (dp_counter_start_with_sampler(keyed_table, &keyed, key, true, &reference, &field) != DP_OK)
+			abort();
+		keyed_length = dp_counter_serialized_size(keyed_table);
+		keyed_bytes = malloc(keyed_length);
+		flag_at = dp_counter_public_size(keyed_table);
+		dp_counter_serialize(keyed_table, keyed_bytes);
 		plain_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
 											  dp_counter_size(&keyed), &error);
-		keyed_bytes[flag_at] = 2;
+		tap_ok(plain_status == DP_OK && keyed_copy->table_sampler && keyed_bytes[flag_at] == 2,
+			   "a keyed mechanism's state started with the table sampler stores flag 2 and keeps it");
+		keyed_bytes[flag_at] = 3;
 		forged_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
 											   dp_counter_size(&keyed), &error);
-		tap_ok(plain_status == DP_OK && forged_status != DP_OK,
-			   "a keyed mechanism's state with the table flag is refused (%s)",
+		tap_ok(forged_status != DP_OK, "a noise key flag of 3 is refused (%s)",
 			   forged_status != DP_OK ? error.problem : "accepted");
 		free(keyed_bytes);
 		free(keyed_copy);
+		free(keyed_table);
 	}
 	tap_ok(differ, "the two samplers draw different values from the same key");
 	free(bytes);

@@ -429,9 +429,6 @@ compact_header_read(const unsigned char *data, size_t length, dp_mechanism *mech
 		return fail(error, "noise_key", "the noise key flag is not 0, 1 or 2");
 	header->noise_key = noise_key_flag ? get_bytes(&r, DP_NOISE_KEY_BYTES) : NULL;
 	header->table_sampler = noise_key_flag == 2;
-	/* a keyed mechanism's noise never changes sampler (docs/noise.md) */
-	if (header->table_sampler && (mechanism->flags & DP_FLAG_KEYED))
-		return fail(error, "noise_key", "a keyed mechanism's state with the table sampler flag");
 	if (r.failed)
 		return fail(error, "length", "shorter than the state header");
 	header->nodes_offset = r.position;

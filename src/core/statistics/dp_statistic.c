@@ -257,10 +257,21 @@ dp_statistic_start(dp_statistic *statistic, const dp_statistic *layout, dp_rando
 	dp_statistic_start_keyed(statistic, layout, NULL, rng);
 }
 
-/* Each channel's noise key is derived from the statistic's and its index. */
 void
 dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
 						 const unsigned char *noise_key, dp_random *rng)
+{
+	dp_statistic_start_with_sampler(statistic, layout, noise_key,
+									rng->table_sampler &&
+									!(layout->channels[0].mechanism.flags & DP_FLAG_KEYED),
+									rng);
+}
+
+/* Each channel's noise key is derived from the statistic's and its index. */
+void
+dp_statistic_start_with_sampler(dp_statistic *statistic, const dp_statistic *layout,
+								const unsigned char *noise_key, bool table_sampler,
+								dp_random *rng)
 {
 	const char *field;
 
@@ -273,9 +284,10 @@ dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
 
 		if (noise_key)
 			dp_random_derive_key(channel_key, noise_key, label, sizeof(label));
-		(void) dp_counter_start_keyed(dp_statistic_counter(statistic, i),
-									  &statistic->channels[i].mechanism,
-									  noise_key ? channel_key : NULL, rng, &field);
+		(void) dp_counter_start_with_sampler(dp_statistic_counter(statistic, i),
+											 &statistic->channels[i].mechanism,
+											 noise_key ? channel_key : NULL, table_sampler,
+											 rng, &field);
 	}
 }
 

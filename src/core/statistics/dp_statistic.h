@@ -125,6 +125,10 @@ extern void dp_statistic_start(dp_statistic *statistic, const dp_statistic *layo
 /* The same with a noise key for the statistic (DP_NOISE_KEY_BYTES; NULL: rng). */
 extern void dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
 									 const unsigned char *noise_key, dp_random *rng);
+/* The same with the sampler of the keyed terms chosen by the caller. */
+extern void dp_statistic_start_with_sampler(dp_statistic *statistic, const dp_statistic *layout,
+											const unsigned char *noise_key, bool table_sampler,
+											dp_random *rng);
 
 extern dp_counter *dp_statistic_counter(dp_statistic *statistic, int channel);
 extern const dp_counter *dp_statistic_counter_const(const dp_statistic *statistic, int channel);
