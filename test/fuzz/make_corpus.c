@@ -295,13 +295,12 @@ table_sampler_state(const dp_mechanism *m, int steps)
 	const char *field;
 	static const unsigned char noise_key[DP_NOISE_KEY_BYTES] = "make_corpus table key..........";
 
-	rng.table_sampler = true;
-	if (dp_counter_start_keyed(counter, m, noise_key, &rng, &field) != DP_OK)
+	/* keyed mechanisms too: a database with a table_noise secret starts them so */
+	if (dp_counter_start_with_sampler(counter, m, noise_key, true, &rng, &field) != DP_OK)
 		exit(1);
 	for (int i = 0; i < steps; i++)
 		if (dp_counter_push(counter, i % 2, &rng) != DP_OK)
 			break;
-	rng.table_sampler = false;
 	write_counter(counter);
 	free(counter);
 }
@@ -385,7 +384,16 @@ counters(void)
 			}
 		}
 	for (size_t i = 0; i < lengthof(bases); i += 3)
+	{
+		dp_mechanism keyed = bases[i];
+
 		table_sampler_state(&bases[i], 9);
+		/* the same under a key name (keyed implies pan-private) */
+		keyed.flags |= DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE;
+		memcpy(keyed.key, "corpus_key", sizeof("corpus_key"));
+		if (dp_mechanism_validate(&keyed, &(const char *) {NULL}) == DP_OK)
+			table_sampler_state(&keyed, 9);
+	}
 
 	/* the largest horizon, max_per_step and smallest epsilon accepted */
 	{
