@@ -255,12 +255,16 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	double		top;
 	audit_result result = {.epsilon = m.epsilon, .nodes = nodes};
 	const char *field;
+	bool		pan_private;
+	double		pan_a;
 	audit_tables tables = {.count = 0};
 	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
 	.release_all = audit_tables_release, .context = &tables};
 
 	dp_counter_prepare(counter, &m, &field);
 	b = dp_scale_as_double(&counter->scale);
+	pan_private = (m.flags & DP_FLAG_PAN_PRIVATE) != 0;
+	pan_a = (1 + exp(-2 / b)) / (1 - exp(-2 / b));
 	top = nodes * delta / b;
 	result.item_epsilon = top;
 	/* the sampler fresh noise uses in the extension: the table sampler */
@@ -284,9 +288,16 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 			for (int i = 0; i < nodes; i++)
 			{
 				double		value = (double) (releases[ends[i]] - releases[starts[i]]);
+				double		shift = (fabs(value) - fabs(value - delta)) / b;
 
-				llr[0] += (fabs(value) - fabs(value - delta)) / b;
-				llr[1] += (fabs(value - delta) - fabs(value)) / b;
+				/*
+				 * pan-private: two terms of scale b per node, whose sum has
+				 * P[s] proportional to q^|s| (|s| + A), A = (1 + q^2) / (1 - q^2)
+				 */
+				if (pan_private)
+					shift += log((fabs(value - delta) + pan_a) / (fabs(value) + pan_a));
+				llr[0] += shift;
+				llr[1] -= shift;
 			}
 			for (int direction = 0; direction < 2; direction++)
 				for (int k = 0; k < AUDIT_THRESHOLDS; k++)
