@@ -85,3 +85,6 @@ EXCEPTION WHEN object_in_use THEN
   RAISE WARNING 'refused: %', SQLERRM;
 END $$;
 ROLLBACK;
+-- only the extension's owner (superusers) may switch
+SELECT has_function_privilege('public', 'dp_stream.use_table_sampler_for_keyed_noise()',
+                              'EXECUTE') AS public_may_switch;

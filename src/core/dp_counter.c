@@ -167,7 +167,7 @@ dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 					   const unsigned char *noise_key, dp_random *rng, const char **field)
 {
 	return dp_counter_start_with_sampler(counter, mechanism, noise_key,
-										 rng->table_sampler && !(mechanism->flags & DP_FLAG_KEYED),
+										 dp_counter_default_table_sampler(rng, mechanism),
 										 rng, field);
 }
 

@@ -287,6 +287,17 @@ extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism 
 										const unsigned char *noise_key, dp_random *rng,
 										const char **field);
 /*
+ * The default sampler of a key's terms: the table sampler for the random key
+ * of a stream that draws with tables, never for a keyed mechanism (its
+ * sampler follows the database's secret, chosen by the extension).
+ */
+static inline bool
+dp_counter_default_table_sampler(const dp_random *rng, const dp_mechanism *mechanism)
+{
+	return rng->table_sampler && !(mechanism->flags & DP_FLAG_KEYED);
+}
+
+/*
  * The same with the sampler of the keyed terms chosen by the caller (the
  * extension: a keyed mechanism's database setting); dp_counter_start_keyed
  * takes the table sampler for random keys of a table-sampler stream only.

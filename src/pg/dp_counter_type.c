@@ -152,7 +152,7 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 	{
 		rng = dp_backend_random();
 		dp_random_bytes(rng, noise_key, sizeof(noise_key));
-		table_sampler = rng->table_sampler;
+		table_sampler = dp_counter_default_table_sampler(rng, mechanism);
 	}
 	else
 		return dp_counter_start(counter, mechanism, dp_backend_random(), field);

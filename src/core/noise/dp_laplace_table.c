@@ -341,27 +341,14 @@ with_sign(int negative, dp_uint128 magnitude)
 	return (dp_int128) ((magnitude ^ mask) - mask);
 }
 
-/* Scales below 0.69: G fits one chunk. */
-static dp_int128
-draw_one_chunk(const dp_laplace_table *table, dp_random *rng)
+/* The end of every draw: false for a redraw (beyond range, or -0), else the value. */
+static inline bool
+accept_draw(int negative, dp_uint128 magnitude, dp_int128 *value)
 {
-	const dp_laplace_chunk *chunk = &table->chunks[0];
-
-	for (;;)
-	{
-		uint64_t	u = dp_random_uint64(rng);
-		uint64_t	at_top = u == UINT64_MAX;
-		uint64_t	magnitude = chunk_search(chunk, u - at_top);
-		int			undecided = dp_laplace_chunk_undecided(chunk, magnitude, u);
-		int			negative = dp_random_bit(rng);
-
-		if (undecided &&
-			!chunk_exact(table, chunk, rng, u, magnitude, &magnitude))
-			continue;
-		if (negative_zero(negative, magnitude))
-			continue;
-		return with_sign(negative, magnitude);
-	}
+	if (magnitude > DP_NOISE_DRAW_MAX || negative_zero(negative, magnitude))
+		return false;
+	*value = with_sign(negative, magnitude);
+	return true;
 }
 
 /*
@@ -386,6 +373,7 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 		int			high_undecided = dp_laplace_chunk_undecided(high, high_value, v);
 		int			negative = dp_random_bit(rng);
 		dp_uint128	magnitude;
+		dp_int128	value;
 
 		if (low_undecided)
 			chunk_exact(table, low, rng, u, low_value, &low_value);
@@ -393,19 +381,15 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 			!chunk_exact(table, high, rng, v, high_value, &high_value))
 			continue;
 		magnitude = low_value + ((dp_uint128) high_value << high->shift);
-		if (magnitude > DP_NOISE_DRAW_MAX)
-			continue;
-		if (negative_zero(negative, magnitude))
-			continue;
-		return with_sign(negative, magnitude);
+		if (accept_draw(negative, magnitude, &value))
+			return value;
 	}
 }
 
+/* Any chunk count; the usual two are drawn by draw_two_chunks (a third faster). */
 dp_int128
 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 {
-	if (table->chunk_count == 1)
-		return draw_one_chunk(table, rng);
 	if (table->chunk_count == 2)
 		return draw_two_chunks(table, rng);
 	for (;;)
@@ -414,6 +398,7 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 		uint64_t	positions[DP_LAPLACE_CHUNKS_MAX];
 		unsigned	undecided = 0;
 		dp_uint128	magnitude = 0;
+		dp_int128	value;
 		int			negative;
 
 		for (int c = 0; c < table->chunk_count; c++)
@@ -438,20 +423,17 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 			for (int c = 0; c < table->chunk_count; c++)
 			{
 				const dp_laplace_chunk *chunk = &table->chunks[c];
-				uint64_t	value = positions[c];
+				uint64_t	exact = positions[c];
 
 				if ((undecided >> c) & 1)
-					rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &value);
-				magnitude += (dp_uint128) value << chunk->shift;
+					rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &exact);
+				magnitude += (dp_uint128) exact << chunk->shift;
 			}
 			if (rejected)
 				continue;
 		}
-		if (magnitude > DP_NOISE_DRAW_MAX)
-			continue;
-		if (negative_zero(negative, magnitude))
-			continue;
-		return with_sign(negative, magnitude);
+		if (accept_draw(negative, magnitude, &value))
+			return value;
 	}
 }
 

@@ -262,8 +262,8 @@ dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
 						 const unsigned char *noise_key, dp_random *rng)
 {
 	dp_statistic_start_with_sampler(statistic, layout, noise_key,
-									rng->table_sampler &&
-									!(layout->channels[0].mechanism.flags & DP_FLAG_KEYED),
+									dp_counter_default_table_sampler(rng,
+																	 &layout->channels[0].mechanism),
 									rng);
 }
 
