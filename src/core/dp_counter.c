@@ -82,10 +82,13 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 	 */
 	if (status != DP_SCALE_OK)
 		scale = (dp_scale) {((dp_uint128) 1) << 110, 1};
-#ifdef DP_TEST_HALVE_BINARY_NOISE
-	/* a deliberately broken build for the privacy audit (make audit-broken): never shipped */
-	if (counter->mechanism.kind == DP_MECHANISM_BINARY)
-		scale.denominator *= 2;
+#ifdef DP_TEST_HALVE_NOISE_OF
+	/*
+	 * A deliberately broken build for the privacy audit (make audit-broken),
+	 * never shipped: one kind's noise halved (a Gaussian scale is sigma^2).
+	 */
+	if (counter->mechanism.kind == DP_TEST_HALVE_NOISE_OF)
+		scale.denominator *= dp_counter_gaussian(counter) ? 4 : 2;
 #endif
 	return scale;
 }
@@ -120,6 +123,27 @@ dp_counter_persisted_node_count(const dp_mechanism *mechanism)
 	return total_node_count(mechanism);
 }
 
+/* step 0: no data, no release, no key */
+static void
+clear_progress(dp_counter *counter)
+{
+	counter->steps = 0;
+	counter->running_total = 0;
+	counter->release = 0;
+	counter->overflow = false;
+	counter->has_noise_key = false;
+	counter->table_sampler = false;
+	memset(counter->noise_key, 0, sizeof(counter->noise_key));
+}
+
+/* the kind's nodes at step 0, their opening noise drawn */
+static void
+open_nodes(dp_counter *counter, dp_random *rng)
+{
+	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
+	counter->kind->start(counter, rng);
+}
+
 dp_status
 dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const char **field)
 {
@@ -132,13 +156,7 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 
 	counter->mechanism = *mechanism;
 	counter->kind = kind;
-	counter->steps = 0;
-	counter->running_total = 0;
-	counter->release = 0;
-	counter->overflow = false;
-	counter->has_noise_key = false;
-	counter->table_sampler = false;
-	memset(counter->noise_key, 0, sizeof(counter->noise_key));
+	clear_progress(counter);
 	counter->kind_nodes = kind->node_count(mechanism);
 	counter->node_count = total_node_count(mechanism);
 	counter->scale = dp_counter_class_scale(counter, 0);
@@ -186,9 +204,15 @@ dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism
 		counter->has_noise_key = true;
 		counter->table_sampler = table_sampler;
 	}
-	memset(counter->nodes, 0, sizeof(dp_int128) * (size_t) counter->node_count);
-	counter->kind->start(counter, rng);
+	open_nodes(counter, rng);
 	return DP_OK;
+}
+
+void
+dp_counter_restart(dp_counter *counter, dp_random *rng)
+{
+	clear_progress(counter);
+	open_nodes(counter, rng);
 }
 
 /*

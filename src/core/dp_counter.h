@@ -282,6 +282,13 @@ extern void dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nod
 /* Initialises storage of dp_counter_size() bytes; validates the mechanism. */
 extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mechanism,
 								  dp_random *rng, const char **field);
+/*
+ * Starts a counter that was started before (without a noise key) again at
+ * step 0 with fresh noise from rng, keeping its scales: for a caller that
+ * runs one mechanism many times (the privacy audit), where computing the
+ * scales again would cost more than the run.
+ */
+extern void dp_counter_restart(dp_counter *counter, dp_random *rng);
 /* The same with a noise key (DP_NOISE_KEY_BYTES; NULL: draws from rng). */
 extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 										const unsigned char *noise_key, dp_random *rng,

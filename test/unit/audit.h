@@ -27,6 +27,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +236,18 @@ audit_tables_release(void *context)
 	tables->count = 0;
 }
 
+/* a stream of the audit's own, seeded by the case and phase, drawing with tables */
+static inline void
+audit_seed(dp_random *rng, const char *text, const char *phase, dp_sampler_cache *cache)
+{
+	char		label[512];
+
+	snprintf(label, sizeof(label), "%s%s", text, phase);
+	dp_random_init_keyed(rng, label, strlen(label));
+	rng->table_sampler = true;
+	rng->samplers = cache;
+}
+
 /*
  * runs seeded runs on each stream, steps releases each; the events are
  * LLR >= t for AUDIT_THRESHOLDS thresholds up to the largest value; alpha
@@ -268,16 +281,16 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	top = nodes * delta / b;
 	result.item_epsilon = top;
 	/* the sampler fresh noise uses in the extension: the table sampler */
-	dp_random_init_keyed(&rng, text, strlen(text));
-	rng.table_sampler = true;
-	rng.samplers = &cache;
+	audit_seed(&rng, text, "", &cache);
+	/* started once; every run restarts it, without computing its scales again */
+	dp_counter_start(counter, &m, &rng, &field);
 	for (int stream = 0; stream < 2; stream++)
 		for (int64_t run = 0; run < runs; run++)
 		{
 			int64_t		releases[AUDIT_STEPS_MAX + 1];
 			double		llr[2] = {0, 0};
 
-			dp_counter_start(counter, &m, &rng, &field);
+			dp_counter_restart(counter, &rng);
 			releases[0] = 0;
 			for (int64_t t = 1; t <= steps; t++)
 			{
@@ -324,6 +337,293 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 				result.epsilon_estimate = log(result.p1 / result.p0);
 			}
 		}
+	free(counter);
+	audit_tables_release(&tables);
+	return result;
+}
+
+
+/* ---- the projection audit: any mechanism, any neighbouring pair ---- */
+
+/*
+ * For the mechanisms whose releases do not expose their noise terms one by
+ * one (sums over overlapping nodes, weighted estimates, a shared term,
+ * Gaussian noise), the event is a tail of one linear projection of the
+ * release vector, chosen without looking at the runs that are counted:
+ *
+ *   1. runs / 4 runs on each stream estimate the mean of the releases under
+ *      each stream and their pooled covariance S; the projection is the
+ *      linear discriminant w = S^-1 (m1 - m0), which for Gaussian noise is
+ *      the likelihood ratio itself (so the audit is sharp there);
+ *   2. runs / 2 further runs on each stream choose the tail (P >= c, more
+ *      likely under x', or P <= c, more likely under x) whose
+ *      Clopper-Pearson bound is largest;
+ *   3. `runs` fresh runs on each stream are counted in that one event.
+ *
+ * Steps 1 and 2 use streams of their own, so the event is fixed before the
+ * runs of step 3 are drawn and the bound of step 3 holds at level alpha
+ * with no split.  The neighbour x' is any vector (person level: several
+ * steps); x is all zeros.  For rho-zCDP mechanisms the bound is on the
+ * epsilon of (epsilon, delta)-DP: log((lower(k1) - delta) / upper(k0)),
+ * against the conversion rho + 2 sqrt(rho log(1 / delta)) of Bun and
+ * Steinke.  That conversion is loose, so the zCDP mechanisms also get a
+ * sharp check: their releases are linear in nodes with independent
+ * discrete Gaussian noise of variance at most sigma^2, with L2 sensitivity
+ * s = sigma sqrt(2 rho), so by Cauchy-Schwarz no linear projection moves by
+ * more than sqrt(2 rho) of its standard deviation.  The separation is
+ * measured on the runs of step 2, which w did not see; the two streams
+ * share their random numbers, so the mean shift is nearly exact and the
+ * error is that of the standard deviation, relative 1 / sqrt(2 n).
+ */
+#define AUDIT_PROJECTION_STEPS_MAX 40
+#define AUDIT_TAIL_CANDIDATES 48
+
+typedef struct audit_projection_result
+{
+	double		epsilon_low;	/* the bound of step 3 */
+	double		epsilon_estimate;	/* log((p1 - delta) / p0) at that event */
+	double		p0;				/* under the stream the event is less likely on */
+	double		p1;
+	double		separation;		/* (mean under x' - mean under x) / s.d. of w'R */
+	int64_t		separation_runs;	/* the runs per stream it is measured on */
+	bool		upper_tail;
+} audit_projection_result;
+
+/* the releases of one run on x (stream 0) or x' (stream 1) */
+static inline void
+audit_releases(dp_counter *counter, dp_random *rng, int64_t steps, const int64_t *neighbour,
+			   int stream, double *releases)
+{
+	dp_counter_restart(counter, rng);
+	for (int64_t t = 1; t <= steps; t++)
+	{
+		dp_counter_push(counter, stream == 1 ? neighbour[t] : 0, rng);
+		releases[t - 1] = (double) dp_counter_release(counter);
+	}
+}
+
+/* w'R for the releases R of one run */
+static inline double
+audit_projected(dp_counter *counter, dp_random *rng, int64_t steps, const int64_t *neighbour,
+				int stream, const double *w)
+{
+	double		releases[AUDIT_PROJECTION_STEPS_MAX];
+	double		p = 0;
+
+	audit_releases(counter, rng, steps, neighbour, stream, releases);
+	for (int i = 0; i < steps; i++)
+		p += w[i] * releases[i];
+	return p;
+}
+
+/* solves S w = d for a symmetric positive semi-definite S (Cholesky, ridged) */
+static inline void
+audit_solve(double *S, const double *d, double *w, int n)
+{
+	double		trace = 0;
+
+	for (int i = 0; i < n; i++)
+		trace += S[i * n + i];
+	/* a release without noise (or two equal ones) leaves S singular */
+	for (int i = 0; i < n; i++)
+		S[i * n + i] += 1e-9 * trace / n + 1e-12;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k <= i; k++)
+		{
+			double		sum = S[i * n + k];
+
+			for (int l = 0; l < k; l++)
+				sum -= S[i * n + l] * S[k * n + l];
+			S[i * n + k] = i == k ? sqrt(sum > 0 ? sum : 1e-300) : sum / S[k * n + k];
+		}
+	for (int i = 0; i < n; i++)
+	{
+		double		sum = d[i];
+
+		for (int l = 0; l < i; l++)
+			sum -= S[i * n + l] * w[l];
+		w[i] = sum / S[i * n + i];
+	}
+	for (int i = n - 1; i >= 0; i--)
+	{
+		double		sum = w[i];
+
+		for (int l = i + 1; l < n; l++)
+			sum -= S[l * n + i] * w[l];
+		w[i] = sum / S[i * n + i];
+	}
+}
+
+static inline int
+audit_compare_doubles(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* how many of the sorted values are >= c (upper) or <= c (lower) */
+static inline int64_t
+audit_count_tail(const double *sorted, int64_t n, double c, bool upper)
+{
+	int64_t		low = 0,
+				high = n;
+
+	/* the first index with sorted[i] >= c (upper) or > c (lower) */
+	while (low < high)
+	{
+		int64_t		mid = (low + high) / 2;
+
+		if (upper ? sorted[mid] < c : sorted[mid] <= c)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return upper ? n - low : low;
+}
+
+static inline double
+audit_tail_bound(int64_t more, int64_t less, int64_t runs, double alpha, double delta)
+{
+	double		low = audit_binomial_lower(more, runs, alpha / 2) - delta;
+	double		high = audit_binomial_upper(less, runs, alpha / 2);
+
+	return low > 0 ? log(low / high) : -INFINITY;
+}
+
+static inline audit_projection_result
+audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, int64_t runs,
+					 double alpha, double delta)
+{
+	dp_mechanism m = test_mechanism(text);
+	dp_counter *counter = malloc(dp_counter_size(&m));
+	int			n = (int) steps;
+	double		releases[AUDIT_PROJECTION_STEPS_MAX];
+	double		mean[2][AUDIT_PROJECTION_STEPS_MAX] = {{0}};
+	double	   *S = calloc((size_t) n * n, sizeof(double));
+	double	   *projected[2] = {malloc(sizeof(double) * runs), malloc(sizeof(double) * runs)};
+	int64_t		covariance_runs,
+				tail_runs;
+	double		d[AUDIT_PROJECTION_STEPS_MAX],
+				w[AUDIT_PROJECTION_STEPS_MAX];
+	double		best = -INFINITY,
+				threshold = 0,
+				moments[2][2] = {{0}};
+	bool		upper = true;
+	int64_t		hits[2] = {0, 0};
+	dp_random	rng;
+	audit_projection_result result = {0};
+	audit_tables tables = {.count = 0};
+	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
+	.release_all = audit_tables_release, .context = &tables};
+
+	const char *field;
+
+	if (counter == NULL || S == NULL || projected[0] == NULL || projected[1] == NULL ||
+		steps > AUDIT_PROJECTION_STEPS_MAX)
+		abort();
+	/* started once; every run restarts it, without computing its scales again */
+	audit_seed(&rng, text, "", &cache);
+	if (dp_counter_start(counter, &m, &rng, &field) != DP_OK)
+		abort();
+
+	/* 1: means and pooled covariance (two passes: means first, for accuracy) */
+	covariance_runs = runs / 4;
+	tail_runs = runs / 2;
+	for (int phase = 0; phase < 2; phase++)
+		for (int stream = 0; stream < 2; stream++)
+		{
+			audit_seed(&rng, text, "/covariance", &cache);
+			for (int64_t run = 0; run < covariance_runs; run++)
+			{
+				audit_releases(counter, &rng, steps, neighbour, stream, releases);
+				for (int i = 0; i < n; i++)
+				{
+					if (phase == 0)
+						mean[stream][i] += releases[i] / covariance_runs;
+					else
+						for (int k = 0; k <= i; k++)
+							S[i * n + k] += (releases[i] - mean[stream][i]) *
+								(releases[k] - mean[stream][k]) / (2.0 * covariance_runs);
+				}
+			}
+		}
+	for (int i = 0; i < n; i++)
+	{
+		for (int k = 0; k < i; k++)
+			S[k * n + i] = S[i * n + k];
+		d[i] = mean[1][i] - mean[0][i];
+	}
+	audit_solve(S, d, w, n);
+
+	/* 2: the tail, on runs of its own */
+	for (int stream = 0; stream < 2; stream++)
+	{
+		audit_seed(&rng, text, "/tail", &cache);
+		for (int64_t run = 0; run < tail_runs; run++)
+			projected[stream][run] = audit_projected(counter, &rng, steps, neighbour, stream, w);
+		for (int64_t run = 0; run < tail_runs; run++)
+		{
+			moments[stream][0] += projected[stream][run] / tail_runs;
+			moments[stream][1] += projected[stream][run] * projected[stream][run] / tail_runs;
+		}
+		qsort(projected[stream], tail_runs, sizeof(double), audit_compare_doubles);
+	}
+	/* the projection's shift in its standard deviations, on runs w did not see */
+	result.separation = (moments[1][0] - moments[0][0]) /
+		sqrt(0.5 * (moments[0][1] - moments[0][0] * moments[0][0] +
+					moments[1][1] - moments[1][0] * moments[1][0]));
+	result.separation_runs = tail_runs;
+	for (int side = 0; side < 2; side++)
+	{
+		/* upper tail: thresholds from x' (stream 1) runs; lower: from x */
+		const double *from = projected[side == 0 ? 1 : 0];
+
+		for (int k = 0; k < AUDIT_TAIL_CANDIDATES; k++)
+		{
+			/* ranks from 20 runs to half of them, geometrically */
+			int64_t		rank = (int64_t) (20.0 * pow(tail_runs / 40.0, (double) k / (AUDIT_TAIL_CANDIDATES - 1)));
+			double		c = side == 0 ? from[tail_runs - rank] : from[rank - 1];
+			int64_t		more = audit_count_tail(projected[side == 0 ? 1 : 0], tail_runs, c, side == 0);
+			int64_t		less = audit_count_tail(projected[side == 0 ? 0 : 1], tail_runs, c, side == 0);
+			double		bound = audit_tail_bound(more, less, tail_runs, alpha, delta);
+
+			if (bound > best)
+			{
+				best = bound;
+				threshold = c;
+				upper = side == 0;
+			}
+		}
+	}
+
+	/* 3: fresh runs in the chosen event */
+	for (int stream = 0; stream < 2; stream++)
+	{
+		audit_seed(&rng, text, "/count", &cache);
+		for (int64_t run = 0; run < runs; run++)
+		{
+			double		p = audit_projected(counter, &rng, steps, neighbour, stream, w);
+
+			if (upper ? p >= threshold : p <= threshold)
+				hits[stream]++;
+		}
+	}
+	{
+		int64_t		more = hits[upper ? 1 : 0],
+					less = hits[upper ? 0 : 1];
+
+		result.upper_tail = upper;
+		result.epsilon_low = audit_tail_bound(more, less, runs, alpha, delta);
+		result.p1 = (double) more / runs;
+		result.p0 = (double) less / runs;
+		result.epsilon_estimate = result.p1 > delta && result.p0 > 0 ?
+			log((result.p1 - delta) / result.p0) : -INFINITY;
+	}
+	free(S);
+	free(projected[0]);
+	free(projected[1]);
 	free(counter);
 	audit_tables_release(&tables);
 	return result;

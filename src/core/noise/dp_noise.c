@@ -15,6 +15,7 @@ dp_scale_status
 dp_scale_for(uint64_t sensitivity, double epsilon, dp_scale *scale)
 {
 	int			shift;
+	int			exponent;
 	double		mantissa;
 
 	if (!(epsilon >= DP_EPSILON_MIN && epsilon <= DP_EPSILON_MAX))
@@ -30,18 +31,30 @@ dp_scale_for(uint64_t sensitivity, double epsilon, dp_scale *scale)
 	 * towards more noise).
 	 */
 	shift = 118 - (64 - __builtin_clzll(sensitivity));
-	while (ldexp(epsilon, shift) >= 0x1p62)
-		shift--;
+	/*
+	 * epsilon = f 2^e with f in [0.5, 1), so epsilon 2^shift < 2^62 exactly
+	 * when e + shift <= 62: the largest such shift, without a loop of
+	 * ldexp calls (every counter start computes a scale).
+	 */
+	(void) frexp(epsilon, &exponent);
+	if (shift > 62 - exponent)
+		shift = 62 - exponent;
 	mantissa = floor(ldexp(epsilon, shift));
 
 	scale->numerator = (dp_uint128) sensitivity << shift;
 	scale->denominator = (uint64_t) mantissa;
 
 	/* smaller operands make the uniform draws cheaper; the ratio is unchanged */
-	while ((scale->numerator & 1) == 0 && (scale->denominator & 1) == 0)
 	{
-		scale->numerator >>= 1;
-		scale->denominator >>= 1;
+		/* the numerator is non-zero; the denominator is at least 2^21 */
+		int			numerator_zeros = (uint64_t) scale->numerator != 0 ?
+			__builtin_ctzll((uint64_t) scale->numerator) :
+			64 + __builtin_ctzll((uint64_t) (scale->numerator >> 64));
+		int			denominator_zeros = __builtin_ctzll(scale->denominator);
+		int			common = numerator_zeros < denominator_zeros ? numerator_zeros : denominator_zeros;
+
+		scale->numerator >>= common;
+		scale->denominator >>= common;
 	}
 	return DP_SCALE_OK;
 }
