@@ -1,17 +1,21 @@
 /*
  * test_audit.c
- *		The quick privacy audit (audit.h): for the mechanisms whose releases
- *		expose the noisy value of every node that holds a step, seeded runs
- *		on neighbouring streams must not show a loss above epsilon (the
- *		Clopper-Pearson lower bound, at alpha = 1e-6 split over the events),
- *		and the audit must be sharp: its point estimate is close to the loss
- *		the released nodes of that step can show.  Built with
- *		-DDP_TEST_HALVE_BINARY_NOISE (make audit-broken) the Binary lines
- *		fail: the audit sees about twice epsilon.  bench/audit.sh runs more
- *		cases with ten times the runs.
+ *		The quick privacy audit (audit.h) of every mechanism and option.
+ *		Where the releases expose the noisy value of every node that holds
+ *		a step, the node audit: seeded runs on neighbouring streams must not
+ *		show a loss above epsilon (the Clopper-Pearson lower bound, at alpha
+ *		= 1e-6 split over the events), and the audit must be sharp: its
+ *		point estimate is close to the loss those nodes can show.  Elsewhere
+ *		the projection audit of the whole release vector, against the claim
+ *		of the mechanism (epsilon; expiration: epsilon times the weights of
+ *		the levels the item's age reaches; zCDP: the (epsilon, delta)
+ *		conversion and the sqrt(2 rho) bound on any projection's shift).
+ *		Built with -DDP_TEST_HALVE_NOISE_OF=DP_MECHANISM_<kind> (make
+ *		audit-broken) the cases of that kind fail.  make audit runs ten
+ *		times the runs.
  */
-#include <stdio.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
