@@ -228,6 +228,9 @@ main(void)
 	if (getenv("DP_AUDIT_RUNS") && atoll(getenv("DP_AUDIT_RUNS")) > 0)
 		runs = atoll(getenv("DP_AUDIT_RUNS"));
 	only = getenv("DP_AUDIT_ONLY");
+	/* libsodium's fast ChaCha20 (the same keystream) */
+	if (!dp_random_library_init())
+		return 1;
 	audit_case("binary(epsilon=1,horizon=16)", 16, 1, "the first item: all 5 ancestors released");
 	audit_case("binary(epsilon=1,horizon=16)", 16, 9, "an item at a power of 2 plus 1");
 	audit_case("binary(epsilon=0.5,horizon=8,max_per_step=3)", 8, 5, "max_per_step 3");
