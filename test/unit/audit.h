@@ -164,11 +164,35 @@ typedef struct audit_result
  * block ending at e is R_e - R_(e - B).  Simple II: R_j - R_(j-1).
  */
 static inline int
-audit_nodes_of(const dp_mechanism *m, int64_t steps, int64_t j, int64_t *ends, int64_t *starts)
+audit_nodes_of(const dp_counter *counter, int64_t steps, int64_t j, int64_t *ends,
+			   int64_t *starts, double *scales)
 {
+	const dp_mechanism *m = &counter->mechanism;
 	int			count = 0;
 	int64_t		arity = m->kind == DP_MECHANISM_KARY ? m->block : 2;
 
+	for (int i = 0; i < 64; i++)
+		scales[i] = dp_scale_as_double(&counter->scale);
+	if (m->kind == DP_MECHANISM_SIMPLE_I)
+	{
+		/*
+		 * Simple I with a stored state read after the last step (view entry
+		 * steps + 1: its accumulator A = eta + c(steps)): A itself (eta,
+		 * second scale) and A - R_t = c(steps) - c(t) - gamma_t for t < j
+		 * (gamma, the first scale) each move by delta, independently; the
+		 * argument of dp_simple_i.c for j <= s, so together they show
+		 * delta / b_eta + (j - 1) delta / b_gamma, nearly epsilon at j = T.
+		 */
+		ends[count] = steps + 1;
+		starts[count] = 0;
+		scales[count++] = dp_scale_as_double(&counter->second_scale);
+		for (int64_t t = 1; t < j && count < 64; t++)
+		{
+			ends[count] = steps + 1;
+			starts[count++] = t;
+		}
+		return count;
+	}
 	if (m->kind == DP_MECHANISM_SIMPLE_II)
 	{
 		ends[0] = j;
@@ -261,24 +285,30 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	dp_random	rng;
 	int64_t		ends[64],
 				starts[64];
-	int			nodes = audit_nodes_of(&m, steps, j, ends, starts);
+	double		scales[64],
+				pan_a[64];
+	int			nodes;
 	int64_t		hits[2][2][AUDIT_THRESHOLDS] = {{{0}}};
-	double		b;
 	double		delta = (double) m.max_per_step;
-	double		top;
-	audit_result result = {.epsilon = m.epsilon, .nodes = nodes};
+	double		top = 0;
+	audit_result result = {.epsilon = m.epsilon};
 	const char *field;
 	bool		pan_private;
-	double		pan_a;
+	/* Simple I is audited with a stored state read after the last step */
+	bool		intrusion = m.kind == DP_MECHANISM_SIMPLE_I;
 	audit_tables tables = {.count = 0};
 	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
 	.release_all = audit_tables_release, .context = &tables};
 
 	dp_counter_prepare(counter, &m, &field);
-	b = dp_scale_as_double(&counter->scale);
+	nodes = audit_nodes_of(counter, steps, j, ends, starts, scales);
 	pan_private = (m.flags & DP_FLAG_PAN_PRIVATE) != 0;
-	pan_a = (1 + exp(-2 / b)) / (1 - exp(-2 / b));
-	top = nodes * delta / b;
+	for (int i = 0; i < nodes; i++)
+	{
+		pan_a[i] = (1 + exp(-2 / scales[i])) / (1 - exp(-2 / scales[i]));
+		top += delta / scales[i];
+	}
+	result.nodes = nodes;
 	result.item_epsilon = top;
 	/* the sampler fresh noise uses in the extension: the table sampler */
 	audit_seed(&rng, text, "", &cache);
@@ -287,7 +317,7 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	for (int stream = 0; stream < 2; stream++)
 		for (int64_t run = 0; run < runs; run++)
 		{
-			int64_t		releases[AUDIT_STEPS_MAX + 1];
+			int64_t		releases[AUDIT_STEPS_MAX + 2];
 			double		llr[2] = {0, 0};
 
 			dp_counter_restart(counter, &rng);
@@ -297,18 +327,25 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 				dp_counter_push(counter, stream == 1 && t == j ? m.max_per_step : 0, &rng);
 				releases[t] = dp_counter_release(counter);
 			}
+			if (intrusion)
+			{
+				dp_int128	state[DP_COUNTER_MAX_NODES];
+
+				dp_counter_persisted_nodes(counter, state);
+				releases[steps + 1] = (int64_t) state[0];
+			}
 			/* the LLR of x' against x (direction 0) and of x against x' (direction 1) */
 			for (int i = 0; i < nodes; i++)
 			{
 				double		value = (double) (releases[ends[i]] - releases[starts[i]]);
-				double		shift = (fabs(value) - fabs(value - delta)) / b;
+				double		shift = (fabs(value) - fabs(value - delta)) / scales[i];
 
 				/*
 				 * pan-private: two terms of scale b per node, whose sum has
 				 * P[s] proportional to q^|s| (|s| + A), A = (1 + q^2) / (1 - q^2)
 				 */
 				if (pan_private)
-					shift += log((fabs(value - delta) + pan_a) / (fabs(value) + pan_a));
+					shift += log((fabs(value - delta) + pan_a[i]) / (fabs(value) + pan_a[i]));
 				llr[0] += shift;
 				llr[1] -= shift;
 			}
