@@ -193,6 +193,25 @@ audit_nodes_of(const dp_counter *counter, int64_t steps, int64_t j, int64_t *end
 		}
 		return count;
 	}
+	if (m->kind == DP_MECHANISM_PPCUM && m->horizon == 2)
+	{
+		/*
+		 * PPCum over two steps with a state read after the last (view entry
+		 * 3: its counter A = X_0 + c(2)): A moves with X_0 and, for j = 2,
+		 * A - R_1 = c(2) - c(1) - n(leaf 1) with the first leaf's noise, the
+		 * two shifts of the argument of dp_ppcum.c (X_0 and the interval
+		 * tiling [1, j - 1]): 2 delta / b = epsilon.  Over longer trees the
+		 * releases share their ancestors' noise and no pair is independent.
+		 */
+		ends[count] = steps + 1;
+		starts[count++] = 0;
+		if (j == 2)
+		{
+			ends[count] = steps + 1;
+			starts[count++] = 1;
+		}
+		return count;
+	}
 	if (m->kind == DP_MECHANISM_SIMPLE_II)
 	{
 		ends[0] = j;
@@ -294,8 +313,8 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	audit_result result = {.epsilon = m.epsilon};
 	const char *field;
 	bool		pan_private;
-	/* Simple I is audited with a stored state read after the last step */
-	bool		intrusion = m.kind == DP_MECHANISM_SIMPLE_I;
+	/* Simple I and PPCum are audited with a stored state read after the last step */
+	bool		intrusion = m.kind == DP_MECHANISM_SIMPLE_I || m.kind == DP_MECHANISM_PPCUM;
 	audit_tables tables = {.count = 0};
 	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
 	.release_all = audit_tables_release, .context = &tables};

@@ -238,6 +238,7 @@ main(void)
 	/* Simple I: its releases with the stored state read after the last step */
 	audit_case("simple_i(epsilon=1,horizon=8)", 8, 8, "the last item, a state read after it");
 	audit_case("simple_i(epsilon=2,horizon=16)", 16, 9, "an item in the middle, a state read at the end");
+	audit_case("ppcum(epsilon=1,horizon=2)", 2, 2, "the last item, a state read after it");
 	audit_case("binary(epsilon=2,horizon=64)", 64, 33, "the first item of the second half");
 	audit_case("binary(epsilon=1,horizon=1,max_per_step=5)", 1, 1, "one step, one node");
 	audit_case("kary(epsilon=1,horizon=27,arity=3)", 27, 1, "the first item of a 3-ary tree");
