@@ -237,7 +237,7 @@ main(void)
 	audit_case("simple_ii(epsilon=1)", 8, 3, "one node per step");
 	/* Simple I: its releases with the stored state read after the last step */
 	audit_case("simple_i(epsilon=1,horizon=8)", 8, 8, "the last item, a state read after it");
-	audit_case("simple_i(epsilon=2,horizon=16)", 16, 9, "an item in the middle, a state read at the end");
+	audit_case("simple_i(epsilon=2,horizon=8)", 8, 4, "an item in the middle, a state read at the end");
 	audit_case("ppcum(epsilon=1,horizon=2)", 2, 2, "the last item, a state read after it");
 	audit_case("binary(epsilon=2,horizon=64)", 64, 33, "the first item of the second half");
 	audit_case("binary(epsilon=1,horizon=1,max_per_step=5)", 1, 1, "one step, one node");
