@@ -183,10 +183,12 @@ audit_nodes_of(const dp_counter *counter, int64_t steps, int64_t j, int64_t *end
 		 * argument of dp_simple_i.c for j <= s, so together they show
 		 * delta / b_eta + (j - 1) delta / b_gamma, nearly epsilon at j = T.
 		 */
+		if (j > 63)
+			abort();			/* 64 nodes at most */
 		ends[count] = steps + 1;
 		starts[count] = 0;
 		scales[count++] = dp_scale_as_double(&counter->second_scale);
-		for (int64_t t = 1; t < j && count < 64; t++)
+		for (int64_t t = 1; t < j; t++)
 		{
 			ends[count] = steps + 1;
 			starts[count++] = t;
@@ -212,6 +214,9 @@ audit_nodes_of(const dp_counter *counter, int64_t steps, int64_t j, int64_t *end
 		}
 		return count;
 	}
+	/* PPCum over more steps: the releases do not isolate its terms (the projection audit) */
+	if (m->kind == DP_MECHANISM_PPCUM)
+		abort();
 	if (m->kind == DP_MECHANISM_SIMPLE_II)
 	{
 		ends[0] = j;
@@ -319,6 +324,8 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
 	.release_all = audit_tables_release, .context = &tables};
 
+	if (counter == NULL || steps > AUDIT_STEPS_MAX)
+		abort();
 	dp_counter_prepare(counter, &m, &field);
 	nodes = audit_nodes_of(counter, steps, j, ends, starts, scales);
 	pan_private = (m.flags & DP_FLAG_PAN_PRIVATE) != 0;
@@ -351,7 +358,7 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 				dp_int128	state[DP_COUNTER_MAX_NODES];
 
 				dp_counter_persisted_nodes(counter, state);
-				releases[steps + 1] = (int64_t) state[0];
+				releases[steps + 1] = dp_int128_to_int64_saturated(state[0]);
 			}
 			/* the LLR of x' against x (direction 0) and of x against x' (direction 1) */
 			for (int i = 0; i < nodes; i++)
@@ -427,9 +434,9 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
  * discrete Gaussian noise of parameter sigma^2, with L2 sensitivity s =
  * sigma sqrt(2 rho), so by Cauchy-Schwarz no linear projection moves by
  * more than sqrt(2 rho) of its standard deviation, up to the discrete
- * Gaussian's variance deficit (a relative 4 pi^2 sigma^2 e^(-2 pi^2
- * sigma^2) at most, Canonne, Kamath and Steinke: below 10^-6 for the
- * sigma >= 1 of these cases, far inside the margin).  The separation is
+ * Gaussian's variance deficit (a relative 8 pi^2 sigma^2 e^(-2 pi^2
+ * sigma^2) or so: 2.1 10^-7 at sigma = 1, less above, far inside the
+ * margin).  The separation is
  * measured on the runs of step 2, which w did not see; the two streams
  * share their random numbers, so the mean shift is nearly exact and the
  * error is that of the standard deviation, relative 1 / sqrt(2 n).
@@ -590,6 +597,9 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	/* 1: means and pooled covariance (two passes: means first, for accuracy) */
 	covariance_runs = runs / 4;
 	tail_runs = runs / 2;
+	/* the least tail candidate is 20 runs; fewer runs could not place it */
+	if (tail_runs < 40)
+		abort();
 	for (int phase = 0; phase < 2; phase++)
 		for (int stream = 0; stream < 2; stream++)
 		{

@@ -161,8 +161,9 @@ projection_cases(void)
 	audit_projection_step("binary(epsilon=1,horizon=16,consistent=true)", 16, 1, 1, 1, "the consistent release");
 	audit_projection_step("expiring(epsilon=1,delay=8,lambda=2)", 8, 1, 1,
 						  expiring_claim(1, 8, 2, 7), "expiration: 7 steps, before any delay ends");
-	audit_projection_step("expiring(epsilon=1,delay=2,lambda=2)", 16, 1, 1,
-						  expiring_claim(1, 2, 2, 15), "expiration: 15 steps, levels 0 to 3");
+	/* level 3's interval (0, 8] joins the releases at 8 + 2^3 - 1 + 2 = 17 */
+	audit_projection_step("expiring(epsilon=1,delay=2,lambda=2)", 17, 1, 1,
+						  expiring_claim(1, 2, 2, 16), "expiration: 16 steps old, levels 0 to 3");
 	audit_projection_step("expiring_baseline(epsilon=1,horizon=16,window=4,past_ratio=1)", 4, 1, 1, 1,
 						  "within the window");
 	audit_projection_step("expiring_baseline(epsilon=1,horizon=16,window=4,past_ratio=1)", 16, 1, 1, 2,
