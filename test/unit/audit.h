@@ -33,6 +33,7 @@
 
 #include "dp_counter.h"
 #include "dp_laplace_table.h"
+#include "dp_statistic.h"
 #include "test_support.h"
 
 /* ---- exact binomial bounds ---- */
@@ -455,29 +456,60 @@ typedef struct audit_projection_result
 	bool		upper_tail;
 } audit_projection_result;
 
+/*
+ * What the projection audit runs: a counter or a statistic, and the
+ * neighbour x'.  x is all zeros for a counter; for a statistic every step
+ * observed at the lower bound, and x' says per step whether it is observed
+ * and its value.  A run's releases are the counter's release per step, or
+ * every channel's estimate per step.
+ */
+typedef struct audit_subject
+{
+	int64_t		steps;
+	int			dimension;		/* releases per run */
+	dp_counter *counter;
+	const int64_t *neighbour;	/* counter: x' per step, 1..steps */
+	dp_statistic *statistic;
+	const dp_statistic *layout;
+	const bool *observed;		/* statistic: x' per step, 1..steps */
+	const double *values;
+} audit_subject;
+
 /* the releases of one run on x (stream 0) or x' (stream 1) */
 static inline void
-audit_releases(dp_counter *counter, dp_random *rng, int64_t steps, const int64_t *neighbour,
-			   int stream, double *releases)
+audit_releases(const audit_subject *subject, dp_random *rng, int stream, double *releases)
 {
-	dp_counter_restart(counter, rng);
-	for (int64_t t = 1; t <= steps; t++)
+	if (subject->counter)
 	{
-		dp_counter_push(counter, stream == 1 ? neighbour[t] : 0, rng);
-		releases[t - 1] = (double) dp_counter_release(counter);
+		dp_counter_restart(subject->counter, rng);
+		for (int64_t t = 1; t <= subject->steps; t++)
+		{
+			dp_counter_push(subject->counter, stream == 1 ? subject->neighbour[t] : 0, rng);
+			releases[t - 1] = (double) dp_counter_release(subject->counter);
+		}
+		return;
+	}
+	dp_statistic_start(subject->statistic, subject->layout, rng);
+	for (int64_t t = 1; t <= subject->steps; t++)
+	{
+		int			channels = subject->layout->channel_count;
+
+		dp_statistic_push(subject->statistic, stream == 1 ? subject->observed[t] : true,
+						  stream == 1 ? subject->values[t] : subject->layout->spec.lower, rng);
+		for (int c = 0; c < channels; c++)
+			releases[(t - 1) * channels + c] = dp_statistic_channel_estimate(subject->statistic, c);
 	}
 }
 
 /* w'R for the releases R of one run */
 static inline double
-audit_projected(dp_counter *counter, dp_random *rng, int64_t steps, const int64_t *neighbour,
-				int stream, const double *w)
+audit_projected(const audit_subject *subject, dp_random *rng, int stream, const double *w)
 {
 	double		releases[AUDIT_PROJECTION_STEPS_MAX];
 	double		p = 0;
 
-	audit_releases(counter, rng, steps, neighbour, stream, releases);
-	for (int i = 0; i < steps; i++)
+	audit_releases(subject, rng, stream, releases);
+	for (int i = 0; i < subject->dimension; i++)
 		p += w[i] * releases[i];
 	return p;
 }
@@ -559,12 +591,10 @@ audit_tail_bound(int64_t more, int64_t less, int64_t runs, double alpha, double 
 }
 
 static inline audit_projection_result
-audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, int64_t runs,
-					 double alpha, double delta)
+audit_projection_engine(const char *label, const audit_subject *subject, int64_t runs,
+						double alpha, double delta)
 {
-	dp_mechanism m = test_mechanism(text);
-	dp_counter *counter = malloc(dp_counter_size(&m));
-	int			n = (int) steps;
+	int			n = subject->dimension;
 	double		releases[AUDIT_PROJECTION_STEPS_MAX];
 	double		mean[2][AUDIT_PROJECTION_STEPS_MAX] = {{0}};
 	double	   *S = calloc((size_t) n * n, sizeof(double));
@@ -584,14 +614,8 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
 	.release_all = audit_tables_release, .context = &tables};
 
-	const char *field;
-
-	if (counter == NULL || S == NULL || projected[0] == NULL || projected[1] == NULL ||
-		steps > AUDIT_PROJECTION_STEPS_MAX)
-		abort();
-	/* started once; every run restarts it, without computing its scales again */
-	audit_seed(&rng, text, "", &cache);
-	if (dp_counter_start(counter, &m, &rng, &field) != DP_OK)
+	if (S == NULL || projected[0] == NULL || projected[1] == NULL ||
+		n > AUDIT_PROJECTION_STEPS_MAX)
 		abort();
 
 	/* 1: means and pooled covariance (two passes: means first, for accuracy) */
@@ -603,10 +627,10 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	for (int phase = 0; phase < 2; phase++)
 		for (int stream = 0; stream < 2; stream++)
 		{
-			audit_seed(&rng, text, "/covariance", &cache);
+			audit_seed(&rng, label, "/covariance", &cache);
 			for (int64_t run = 0; run < covariance_runs; run++)
 			{
-				audit_releases(counter, &rng, steps, neighbour, stream, releases);
+				audit_releases(subject, &rng, stream, releases);
 				for (int i = 0; i < n; i++)
 				{
 					if (phase == 0)
@@ -629,9 +653,9 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	/* 2: the tail, on runs of its own */
 	for (int stream = 0; stream < 2; stream++)
 	{
-		audit_seed(&rng, text, "/tail", &cache);
+		audit_seed(&rng, label, "/tail", &cache);
 		for (int64_t run = 0; run < tail_runs; run++)
-			projected[stream][run] = audit_projected(counter, &rng, steps, neighbour, stream, w);
+			projected[stream][run] = audit_projected(subject, &rng, stream, w);
 		for (int64_t run = 0; run < tail_runs; run++)
 		{
 			moments[stream][0] += projected[stream][run] / tail_runs;
@@ -670,10 +694,10 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	/* 3: fresh runs in the chosen event */
 	for (int stream = 0; stream < 2; stream++)
 	{
-		audit_seed(&rng, text, "/count", &cache);
+		audit_seed(&rng, label, "/count", &cache);
 		for (int64_t run = 0; run < runs; run++)
 		{
-			double		p = audit_projected(counter, &rng, steps, neighbour, stream, w);
+			double		p = audit_projected(subject, &rng, stream, w);
 
 			if (upper ? p >= threshold : p <= threshold)
 				hits[stream]++;
@@ -693,8 +717,58 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	free(S);
 	free(projected[0]);
 	free(projected[1]);
-	free(counter);
 	audit_tables_release(&tables);
+	return result;
+}
+
+/* a counter of the mechanism `text`; x' = neighbour[1..steps], x = zeros */
+static inline audit_projection_result
+audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, int64_t runs,
+					 double alpha, double delta)
+{
+	dp_mechanism m = test_mechanism(text);
+	dp_counter *counter = malloc(dp_counter_size(&m));
+	audit_subject subject = {.steps = steps, .dimension = (int) steps, .counter = counter,
+	.neighbour = neighbour};
+	audit_projection_result result;
+	dp_random	rng;
+	const char *field;
+
+	/* started once; every run restarts it, without computing its scales again */
+	dp_random_init_keyed(&rng, text, strlen(text));
+	if (counter == NULL || steps > AUDIT_PROJECTION_STEPS_MAX ||
+		dp_counter_start(counter, &m, &rng, &field) != DP_OK)
+		abort();
+	result = audit_projection_engine(text, &subject, runs, alpha, delta);
+	free(counter);
+	return result;
+}
+
+/*
+ * A statistic (layout from spec) over `steps` steps: x has every step
+ * observed at the lower bound, x' has observed[t] and values[t].
+ */
+static inline audit_projection_result
+audit_statistic_run(const char *label, const dp_statistic_spec *spec, int64_t steps,
+					const bool *observed, const double *values, int64_t runs, double alpha)
+{
+	dp_statistic layout;
+	dp_statistic *statistic;
+	audit_subject subject = {.steps = steps, .layout = &layout, .observed = observed,
+	.values = values};
+	audit_projection_result result;
+	const char *field;
+
+	if (dp_statistic_layout(&layout, spec, &field) != DP_OK ||
+		steps * layout.channel_count > AUDIT_PROJECTION_STEPS_MAX)
+		abort();
+	statistic = malloc(dp_statistic_size(&layout));
+	if (statistic == NULL)
+		abort();
+	subject.statistic = statistic;
+	subject.dimension = (int) steps * layout.channel_count;
+	result = audit_projection_engine(label, &subject, runs, alpha, 0);
+	free(statistic);
 	return result;
 }
 

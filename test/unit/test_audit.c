@@ -189,6 +189,59 @@ projection_cases(void)
 }
 
 /*
+ * Statistics: the channels of a sum, an average or a variance over a Binary
+ * counter each, x every step observed at the lower bound; what the changed
+ * step can show is each channel's share of epsilon times the part of its
+ * sensitivity the change uses (docs/aggregates.md), at most epsilon.
+ */
+static void
+audit_statistic_case(const char *mechanism, int32_t kind, double lower, double upper,
+					 int64_t steps, bool observed_first, double first_value, double shows,
+					 const char *why)
+{
+	dp_statistic_spec spec;
+	bool		observed[AUDIT_PROJECTION_STEPS_MAX + 1];
+	double		values[AUDIT_PROJECTION_STEPS_MAX + 1];
+	audit_projection_result r;
+
+	if (!selected(mechanism))
+		return;
+	memset(&spec, 0, sizeof(spec));
+	spec.kind = kind;
+	spec.domain = DP_VALUES_REAL;
+	spec.estimator = DP_ESTIMATOR_MIDPOINT;
+	spec.lower = lower;
+	spec.upper = upper;
+	spec.mechanism = test_mechanism(mechanism);
+	for (int64_t t = 0; t <= steps; t++)
+	{
+		observed[t] = true;
+		values[t] = lower;
+	}
+	observed[1] = observed_first;
+	values[1] = first_value;
+	r = audit_statistic_run(why, &spec, steps, observed, values, runs, ALPHA);
+	tap_ok(r.epsilon_low <= spec.mechanism.epsilon,
+		   "%s of %s over [%g, %g], %lld steps (%s): loss lower bound %.3f <= epsilon %.3f "
+		   "(estimate %.3f from P = %.5f vs %.5f; the channels can show %.3f)",
+		   dp_statistic_kind_name(kind), mechanism, lower, upper, (long long) steps, why,
+		   r.epsilon_low, spec.mechanism.epsilon, r.epsilon_estimate, r.p1, r.p0, shows);
+}
+
+static void
+statistic_cases(void)
+{
+	audit_statistic_case("binary(epsilon=1,horizon=8)", DP_STATISTIC_SUM, 0, 20, 8, true, 20, 1,
+						 "sum: one value from 0 to 20");
+	audit_statistic_case("binary(epsilon=1,horizon=8)", DP_STATISTIC_AVERAGE, 0, 1, 8, true, 1, 0.5,
+						 "average: one value from lower to upper, the centred sum at epsilon / 2");
+	audit_statistic_case("binary(epsilon=1,horizon=8)", DP_STATISTIC_AVERAGE, 0, 1, 8, false, 0, 0.75,
+						 "average: one step unobserved, count and half the centred sum");
+	audit_statistic_case("binary(epsilon=1,horizon=8)", DP_STATISTIC_VARIANCE, 0, 1, 8, false, 0,
+						 5.0 / 6.0, "variance: one step unobserved, count, squares and half the centred sum");
+}
+
+/*
  * Randomized response: one report of a bit, x = 0 against x' = 1.  The
  * event "the report is 1" has probability ratio e^epsilon exactly, so the
  * estimate must reach it and the bound must not pass it.
@@ -254,6 +307,7 @@ main(void)
 	audit_case_sharp("binary(epsilon=2,horizon=1,max_per_step=3,pan_private=true)", 1, 1,
 					 "pan-private, one node, max_per_step 3", 0.5);
 	projection_cases();
+	statistic_cases();
 	audit_randomized_response(1);
 	audit_randomized_response(0.1);
 	return tap_done();
