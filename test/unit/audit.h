@@ -298,6 +298,46 @@ audit_seed(dp_random *rng, const char *text, const char *phase, dp_sampler_cache
 }
 
 /*
+ * The bound of the node audit: alpha split over the thresholds and the two
+ * directions; the largest lower bound, with its point estimate.
+ */
+static inline void
+audit_threshold_bound(int64_t hits[2][2][AUDIT_THRESHOLDS], int64_t runs, double alpha,
+					  audit_result *result)
+{
+	result->epsilon_low = -INFINITY;
+	for (int direction = 0; direction < 2; direction++)
+		for (int k = 0; k < AUDIT_THRESHOLDS; k++)
+		{
+			/* direction 0: E more likely under x' (stream 1); 1: under x */
+			int64_t		more = hits[direction == 0 ? 1 : 0][direction][k];
+			int64_t		less = hits[direction == 0 ? 0 : 1][direction][k];
+			double		share = alpha / (2.0 * AUDIT_THRESHOLDS);
+			double		low = audit_binomial_lower(more, runs, share / 2);
+			double		high = audit_binomial_upper(less, runs, share / 2);
+			double		bound = low > 0 ? log(low / high) : -INFINITY;
+
+			if (bound > result->epsilon_low)
+			{
+				result->epsilon_low = bound;
+				result->p1 = (double) more / runs;
+				result->p0 = (double) less / runs;
+				result->epsilon_estimate = log(result->p1 / result->p0);
+			}
+		}
+}
+
+/* counts a run's log-likelihood ratio of x' against x in the events LLR >= top (k + 1) / 4 */
+static inline void
+audit_count_llr(int64_t hits[2][2][AUDIT_THRESHOLDS], int stream, double llr, double top)
+{
+	for (int direction = 0; direction < 2; direction++)
+		for (int k = 0; k < AUDIT_THRESHOLDS; k++)
+			if ((direction == 0 ? llr : -llr) >= top * (k + 1) / AUDIT_THRESHOLDS - 1e-9)
+				hits[stream][direction][k]++;
+}
+
+/*
  * runs seeded runs on each stream, steps releases each; the events are
  * LLR >= t for AUDIT_THRESHOLDS thresholds up to the largest value; alpha
  * is split over them and both directions.
@@ -345,7 +385,7 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 		for (int64_t run = 0; run < runs; run++)
 		{
 			int64_t		releases[AUDIT_STEPS_MAX + 2];
-			double		llr[2] = {0, 0};
+			double		llr = 0;
 
 			dp_counter_restart(counter, &rng);
 			releases[0] = 0;
@@ -361,7 +401,7 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 				dp_counter_persisted_nodes(counter, state);
 				releases[steps + 1] = dp_int128_to_int64_saturated(state[0]);
 			}
-			/* the LLR of x' against x (direction 0) and of x against x' (direction 1) */
+			/* the LLR of x' against x (direction 0; its negation, direction 1) */
 			for (int i = 0; i < nodes; i++)
 			{
 				double		value = (double) (releases[ends[i]] - releases[starts[i]]);
@@ -373,34 +413,11 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 				 */
 				if (pan_private)
 					shift += log((fabs(value - delta) + pan_a[i]) / (fabs(value) + pan_a[i]));
-				llr[0] += shift;
-				llr[1] -= shift;
+				llr += shift;
 			}
-			for (int direction = 0; direction < 2; direction++)
-				for (int k = 0; k < AUDIT_THRESHOLDS; k++)
-					if (llr[direction] >= top * (k + 1) / AUDIT_THRESHOLDS - 1e-9)
-						hits[stream][direction][k]++;
+			audit_count_llr(hits, stream, llr, top);
 		}
-	result.epsilon_low = -INFINITY;
-	for (int direction = 0; direction < 2; direction++)
-		for (int k = 0; k < AUDIT_THRESHOLDS; k++)
-		{
-			/* direction 0: E more likely under x' (stream 1); 1: under x */
-			int64_t		more = hits[direction == 0 ? 1 : 0][direction][k];
-			int64_t		less = hits[direction == 0 ? 0 : 1][direction][k];
-			double		share = alpha / (2.0 * AUDIT_THRESHOLDS);
-			double		low = audit_binomial_lower(more, runs, share / 2);
-			double		high = audit_binomial_upper(less, runs, share / 2);
-			double		bound = low > 0 ? log(low / high) : -INFINITY;
-
-			if (bound > result.epsilon_low)
-			{
-				result.epsilon_low = bound;
-				result.p1 = (double) more / runs;
-				result.p0 = (double) less / runs;
-				result.epsilon_estimate = log(result.p1 / result.p0);
-			}
-		}
+	audit_threshold_bound(hits, runs, alpha, &result);
 	free(counter);
 	audit_tables_release(&tables);
 	return result;
@@ -456,48 +473,24 @@ typedef struct audit_projection_result
 	bool		upper_tail;
 } audit_projection_result;
 
-/*
- * What the projection audit runs: a counter or a statistic, and the
- * neighbour x'.  x is all zeros for a counter; for a statistic every step
- * observed at the lower bound, and x' says per step whether it is observed
- * and its value.  A run's releases are the counter's release per step, or
- * every channel's estimate per step.
- */
+/* what the projection audit runs: a counter, x all zeros, x' = neighbour[1..steps] */
 typedef struct audit_subject
 {
 	int64_t		steps;
 	int			dimension;		/* releases per run */
 	dp_counter *counter;
-	const int64_t *neighbour;	/* counter: x' per step, 1..steps */
-	dp_statistic *statistic;
-	const dp_statistic *layout;
-	const bool *observed;		/* statistic: x' per step, 1..steps */
-	const double *values;
+	const int64_t *neighbour;
 } audit_subject;
 
 /* the releases of one run on x (stream 0) or x' (stream 1) */
 static inline void
 audit_releases(const audit_subject *subject, dp_random *rng, int stream, double *releases)
 {
-	if (subject->counter)
-	{
-		dp_counter_restart(subject->counter, rng);
-		for (int64_t t = 1; t <= subject->steps; t++)
-		{
-			dp_counter_push(subject->counter, stream == 1 ? subject->neighbour[t] : 0, rng);
-			releases[t - 1] = (double) dp_counter_release(subject->counter);
-		}
-		return;
-	}
-	dp_statistic_start(subject->statistic, subject->layout, rng);
+	dp_counter_restart(subject->counter, rng);
 	for (int64_t t = 1; t <= subject->steps; t++)
 	{
-		int			channels = subject->layout->channel_count;
-
-		dp_statistic_push(subject->statistic, stream == 1 ? subject->observed[t] : true,
-						  stream == 1 ? subject->values[t] : subject->layout->spec.lower, rng);
-		for (int c = 0; c < channels; c++)
-			releases[(t - 1) * channels + c] = dp_statistic_channel_estimate(subject->statistic, c);
+		dp_counter_push(subject->counter, stream == 1 ? subject->neighbour[t] : 0, rng);
+		releases[t - 1] = (double) dp_counter_release(subject->counter);
 	}
 }
 
@@ -745,30 +738,110 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 }
 
 /*
- * A statistic (layout from spec) over `steps` steps: x has every step
- * observed at the lower bound, x' has observed[t] and values[t].
+ * The node audit of a statistic whose channels run the Binary mechanism:
+ * every channel's released nodes that hold step j (R_e - R_s of that
+ * channel's counter, in its units), centred on what x puts there and
+ * shifted by what x' changes (both read from the counters' raw totals of a
+ * noiseless pass, so the clamping and rounding are the channel's own).
+ * The sum of |shift| / scale over the nodes is what the step can show: the
+ * channels' shares of epsilon times the part of their sensitivity used.
  */
-static inline audit_projection_result
-audit_statistic_run(const char *label, const dp_statistic_spec *spec, int64_t steps,
-					const bool *observed, const double *values, int64_t runs, double alpha)
+static inline audit_result
+audit_statistic_nodes_run(const char *label, const dp_statistic_spec *spec, int64_t steps,
+						  int64_t j, bool observed_first, double first_value, int64_t runs,
+						  double alpha)
 {
 	dp_statistic layout;
 	dp_statistic *statistic;
-	audit_subject subject = {.steps = steps, .layout = &layout, .observed = observed,
-	.values = values};
-	audit_projection_result result;
+	int			channels;
+	int64_t		ends[DP_STATISTIC_CHANNELS_MAX][64],
+				starts[DP_STATISTIC_CHANNELS_MAX][64];
+	double		scales[DP_STATISTIC_CHANNELS_MAX][64];
+	int			nodes[DP_STATISTIC_CHANNELS_MAX];
+	/* the raw totals of each channel after t steps, under x (0) and x' (1) */
+	double		totals[2][DP_STATISTIC_CHANNELS_MAX][AUDIT_STEPS_MAX + 1];
+	int64_t		hits[2][2][AUDIT_THRESHOLDS] = {{{0}}};
+	audit_result result = {.epsilon = spec->mechanism.epsilon};
+	dp_random	rng;
+	audit_tables tables = {.count = 0};
+	dp_sampler_cache cache = {.allocate = audit_tables_allocate,
+	.release_all = audit_tables_release, .context = &tables};
 	const char *field;
 
-	if (dp_statistic_layout(&layout, spec, &field) != DP_OK ||
-		steps * layout.channel_count > AUDIT_PROJECTION_STEPS_MAX)
+	if (dp_statistic_layout(&layout, spec, &field) != DP_OK || steps > AUDIT_STEPS_MAX ||
+		spec->mechanism.kind != DP_MECHANISM_BINARY || j < 1 || j > steps)
 		abort();
+	channels = layout.channel_count;
 	statistic = malloc(dp_statistic_size(&layout));
 	if (statistic == NULL)
 		abort();
-	subject.statistic = statistic;
-	subject.dimension = (int) steps * layout.channel_count;
-	result = audit_projection_engine(label, &subject, runs, alpha, 0);
+	audit_seed(&rng, label, "", &cache);
+	for (int stream = 0; stream < 2; stream++)
+	{
+		dp_statistic_start(statistic, &layout, &rng);
+		for (int c = 0; c < channels; c++)
+			totals[stream][c][0] = 0;
+		for (int64_t t = 1; t <= steps; t++)
+		{
+			bool		changed = stream == 1 && t == j;
+
+			dp_statistic_push(statistic, changed ? observed_first : true,
+							  changed ? first_value : spec->lower, &rng);
+			for (int c = 0; c < channels; c++)
+				totals[stream][c][t] =
+					(double) dp_statistic_counter_const(statistic, c)->running_total;
+		}
+	}
+	for (int c = 0; c < channels; c++)
+	{
+		const dp_counter *counter = dp_statistic_counter_const(statistic, c);
+
+		nodes[c] = audit_nodes_of(counter, steps, j, ends[c], starts[c], scales[c]);
+		for (int i = 0; i < nodes[c]; i++)
+		{
+			double		shift = (totals[1][c][ends[c][i]] - totals[1][c][starts[c][i]]) -
+				(totals[0][c][ends[c][i]] - totals[0][c][starts[c][i]]);
+
+			result.item_epsilon += fabs(shift) / scales[c][i];
+			result.nodes++;
+		}
+	}
+	for (int stream = 0; stream < 2; stream++)
+		for (int64_t run = 0; run < runs; run++)
+		{
+			double		releases[DP_STATISTIC_CHANNELS_MAX][AUDIT_STEPS_MAX + 1];
+			double		llr = 0;
+
+			dp_statistic_start(statistic, &layout, &rng);
+			for (int c = 0; c < channels; c++)
+				releases[c][0] = 0;
+			for (int64_t t = 1; t <= steps; t++)
+			{
+				bool		changed = stream == 1 && t == j;
+
+				dp_statistic_push(statistic, changed ? observed_first : true,
+								  changed ? first_value : spec->lower, &rng);
+				for (int c = 0; c < channels; c++)
+					releases[c][t] =
+						(double) dp_counter_release(dp_statistic_counter_const(statistic, c));
+			}
+			for (int c = 0; c < channels; c++)
+				for (int i = 0; i < nodes[c]; i++)
+				{
+					int64_t		e = ends[c][i],
+								b = starts[c][i];
+					double		value = releases[c][e] - releases[c][b] -
+						(totals[0][c][e] - totals[0][c][b]);
+					double		shift = (totals[1][c][e] - totals[1][c][b]) -
+						(totals[0][c][e] - totals[0][c][b]);
+
+					llr += (fabs(value) - fabs(value - shift)) / scales[c][i];
+				}
+			audit_count_llr(hits, stream, llr, result.item_epsilon);
+		}
+	audit_threshold_bound(hits, runs, alpha, &result);
 	free(statistic);
+	audit_tables_release(&tables);
 	return result;
 }
 
