@@ -669,7 +669,8 @@ audit_projection_engine(const char *label, const audit_subject *subject, int64_t
 		for (int k = 0; k < AUDIT_TAIL_CANDIDATES; k++)
 		{
 			/* ranks from 20 runs to half of them, geometrically */
-			int64_t		rank = (int64_t) (20.0 * pow(tail_runs / 40.0, (double) k / (AUDIT_TAIL_CANDIDATES - 1)));
+			double		fraction = (double) k / (AUDIT_TAIL_CANDIDATES - 1);
+			int64_t		rank = (int64_t) (20.0 * pow(tail_runs / 40.0, fraction));
 			double		c = side == 0 ? from[tail_runs - rank] : from[rank - 1];
 			int64_t		more = audit_count_tail(projected[side == 0 ? 1 : 0], tail_runs, c, side == 0);
 			int64_t		less = audit_count_tail(projected[side == 0 ? 0 : 1], tail_runs, c, side == 0);

@@ -206,13 +206,8 @@ audit_statistic_case(const char *mechanism, int32_t kind, double lower, double u
 
 	if (!selected(mechanism))
 		return;
-	memset(&spec, 0, sizeof(spec));
-	spec.kind = kind;
-	spec.domain = DP_VALUES_REAL;
-	spec.estimator = DP_ESTIMATOR_MIDPOINT;
-	spec.lower = lower;
-	spec.upper = upper;
-	spec.mechanism = test_mechanism(mechanism);
+	spec = test_statistic_spec(kind, DP_VALUES_REAL, DP_ESTIMATOR_MIDPOINT, lower, upper,
+							   test_mechanism(mechanism));
 	snprintf(label, sizeof(label), "%s %s %s", dp_statistic_kind_name(kind), mechanism, why);
 	r = audit_statistic_nodes_run(label, &spec, steps, 1, observed_first, first_value, runs, ALPHA);
 	tap_ok(r.epsilon_low <= r.epsilon,

@@ -13,28 +13,13 @@
 
 #include "dp_statistic.h"
 #include "tap.h"
+#include "test_support.h"
 
 static dp_random rng;
 
 #define MECH(kind_, eps_, horizon_) \
 	{.kind = (kind_), .flags = 0, .epsilon = (eps_), .horizon = (horizon_), \
 	 .max_per_step = 1, .block = 0}
-
-static dp_statistic_spec
-spec_of(int32_t kind, int32_t domain, int32_t estimator, double lower, double upper,
-		dp_mechanism mechanism)
-{
-	dp_statistic_spec spec;
-
-	memset(&spec, 0, sizeof(spec));
-	spec.kind = kind;
-	spec.domain = domain;
-	spec.estimator = estimator;
-	spec.lower = lower;
-	spec.upper = upper;
-	spec.mechanism = mechanism;
-	return spec;
-}
 
 static dp_statistic *
 new_statistic(const dp_statistic_spec *spec)
@@ -87,8 +72,9 @@ test_sensitivities(void)
 	for (size_t c = 0; c < sizeof(sensitivity_cases) / sizeof(sensitivity_cases[0]); c++)
 	{
 		const sensitivity_case *k = &sensitivity_cases[c];
-		dp_statistic_spec spec = spec_of(k->kind, k->domain, k->estimator, k->lower, k->upper,
-										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 0.7, 64));
+		dp_statistic_spec spec = test_statistic_spec(k->kind, k->domain, k->estimator,
+													 k->lower, k->upper,
+													 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 0.7, 64));
 		dp_statistic layout;
 		const char *field;
 		double		epsilon_total = 0;
@@ -116,7 +102,7 @@ test_sensitivities(void)
 
 	/* integers: granularity 1, so N is exactly the width */
 	{
-		dp_statistic_spec spec = spec_of(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -5, 7,
+		dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -5, 7,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 1, 64));
 		dp_statistic layout;
 		const char *field;
@@ -137,7 +123,8 @@ static void
 test_integer_path(void)
 {
 	dp_mechanism mechanism = MECH(DP_MECHANISM_HYBRID, 1, 0);
-	dp_statistic_spec spec = spec_of(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -5, 7, mechanism);
+	dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -5, 7,
+												 mechanism);
 	dp_statistic *statistic;
 	dp_mechanism bare_mechanism = mechanism;
 	dp_counter *bare;
@@ -229,7 +216,7 @@ test_noise_of_channels(void)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 	{
 		double		lower = cases[c].estimator == DP_ESTIMATOR_PLAIN ? 100 : 0;
-		dp_statistic_spec spec = spec_of(cases[c].kind, DP_VALUES_REAL, cases[c].estimator,
+		dp_statistic_spec spec = test_statistic_spec(cases[c].kind, DP_VALUES_REAL, cases[c].estimator,
 										 lower, lower + 20,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 1.0, 64));
 		int			parts = cases[c].parts;
@@ -304,9 +291,9 @@ test_noise_of_channels(void)
 static void
 test_clamping(void)
 {
-	dp_statistic_spec spec = spec_of(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 2, 6,
+	dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 2, 6,
 									 (dp_mechanism) MECH(DP_MECHANISM_HYBRID, 0.05, 0));
-	dp_statistic_spec average_spec = spec_of(DP_STATISTIC_AVERAGE, DP_VALUES_REAL,
+	dp_statistic_spec average_spec = test_statistic_spec(DP_STATISTIC_AVERAGE, DP_VALUES_REAL,
 											 DP_ESTIMATOR_PLAIN, 2, 6,
 											 (dp_mechanism) MECH(DP_MECHANISM_HYBRID, 0.05, 0));
 	int			inside = 1;
@@ -377,7 +364,8 @@ test_estimates(void)
 
 	for (int estimator = DP_ESTIMATOR_MIDPOINT; estimator <= DP_ESTIMATOR_PLAIN; estimator++)
 	{
-		dp_statistic_spec spec = spec_of(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, estimator, 100, 120,
+		dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_AVERAGE, DP_VALUES_REAL,
+													 estimator, 100, 120,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 100, 1024));
 		dp_statistic *statistic = new_statistic(&spec);
 		double		sum = 0;
@@ -407,7 +395,7 @@ test_estimates(void)
 
 	/* variance of 0..20 uniform-ish values */
 	{
-		dp_statistic_spec spec = spec_of(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 20,
+		dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 20,
 										 (dp_mechanism) MECH(DP_MECHANISM_TWO_LEVEL, 100, 4096));
 		dp_statistic *statistic;
 		double		sum = 0;
@@ -451,9 +439,9 @@ test_error_bounds(void)
 	int			sum_misses = 0;
 	int			average_misses = 0;
 	int			undefined = 0;
-	dp_statistic_spec sum_spec = spec_of(DP_STATISTIC_SUM, DP_VALUES_REAL, 0, 0, 5,
+	dp_statistic_spec sum_spec = test_statistic_spec(DP_STATISTIC_SUM, DP_VALUES_REAL, 0, 0, 5,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 1, 1024));
-	dp_statistic_spec average_spec = spec_of(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 5,
+	dp_statistic_spec average_spec = test_statistic_spec(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 5,
 											 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 1, 1024));
 
 	for (int trial = 0; trial < n; trial++)
@@ -517,10 +505,10 @@ test_stored_forms(void)
 
 	pan.block = 10;
 	pan.flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT;
-	specs[0] = spec_of(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -3, 9, pan);
-	specs[1] = spec_of(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, DP_ESTIMATOR_PLAIN, 0.5, 1e15,
+	specs[0] = test_statistic_spec(DP_STATISTIC_SUM, DP_VALUES_INTEGER, 0, -3, 9, pan);
+	specs[1] = test_statistic_spec(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, DP_ESTIMATOR_PLAIN, 0.5, 1e15,
 					   (dp_mechanism) MECH(DP_MECHANISM_HYBRID, 0.3, 0));
-	specs[2] = spec_of(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, -1e15, -1e14,
+	specs[2] = test_statistic_spec(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, -1e15, -1e14,
 					   (dp_mechanism) MECH(DP_MECHANISM_BINARY, 2, 100));
 
 	for (int s = 0; s < 3; s++)
@@ -636,7 +624,7 @@ test_bad_input(void)
 		dp_status	status;
 
 		mechanism.max_per_step = cases[c].max_per_step;
-		spec = spec_of(DP_STATISTIC_SUM, cases[c].domain, 0, cases[c].lower, cases[c].upper,
+		spec = test_statistic_spec(DP_STATISTIC_SUM, cases[c].domain, 0, cases[c].lower, cases[c].upper,
 					   mechanism);
 		status = dp_statistic_layout(&layout, &spec, &field);
 		tap_ok(status == cases[c].status && field && strcmp(field, cases[c].field) == 0,
@@ -646,7 +634,7 @@ test_bad_input(void)
 
 	/* epsilon / 3 below the smallest epsilon */
 	{
-		dp_statistic_spec spec = spec_of(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 1,
+		dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_VARIANCE, DP_VALUES_REAL, 0, 0, 1,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 0x1p-40, 64));
 		dp_statistic layout;
 		const char *field = NULL;
@@ -657,7 +645,7 @@ test_bad_input(void)
 
 	/* NaN values are steps without an observation, infinities are clamped */
 	{
-		dp_statistic_spec spec = spec_of(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 10,
+		dp_statistic_spec spec = test_statistic_spec(DP_STATISTIC_AVERAGE, DP_VALUES_REAL, 0, 0, 10,
 										 (dp_mechanism) MECH(DP_MECHANISM_BINARY, 100, 4));
 		dp_statistic *statistic = new_statistic(&spec);
 		double		count;

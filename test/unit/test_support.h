@@ -9,8 +9,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dp_counter.h"
+#include "dp_statistic.h"
 
 /* The mechanism of a text form, parsed and validated. */
 static inline dp_mechanism
@@ -66,6 +68,23 @@ test_balanced_terms(int64_t t, int64_t k)
 		t = (t - d) / k;
 	}
 	return terms;
+}
+
+/* What a user asks of a statistic (dp_statistic_layout derives the rest). */
+static inline dp_statistic_spec
+test_statistic_spec(int32_t kind, int32_t domain, int32_t estimator, double lower, double upper,
+					dp_mechanism mechanism)
+{
+	dp_statistic_spec spec;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.kind = kind;
+	spec.domain = domain;
+	spec.estimator = estimator;
+	spec.lower = lower;
+	spec.upper = upper;
+	spec.mechanism = mechanism;
+	return spec;
 }
 
 #endif							/* DP_TEST_SUPPORT_H */
