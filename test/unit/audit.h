@@ -476,8 +476,7 @@ typedef struct audit_projection_result
 /* what the projection audit runs: a counter, x all zeros, x' = neighbour[1..steps] */
 typedef struct audit_subject
 {
-	int64_t		steps;
-	int			dimension;		/* releases per run */
+	int64_t		steps;			/* one release per step */
 	dp_counter *counter;
 	const int64_t *neighbour;
 } audit_subject;
@@ -502,7 +501,7 @@ audit_projected(const audit_subject *subject, dp_random *rng, int stream, const 
 	double		p = 0;
 
 	audit_releases(subject, rng, stream, releases);
-	for (int i = 0; i < subject->dimension; i++)
+	for (int i = 0; i < subject->steps; i++)
 		p += w[i] * releases[i];
 	return p;
 }
@@ -583,11 +582,12 @@ audit_tail_bound(int64_t more, int64_t less, int64_t runs, double alpha, double 
 	return low > 0 ? log(low / high) : -INFINITY;
 }
 
+/* the three phases (above) for a started counter; label seeds them */
 static inline audit_projection_result
-audit_projection_engine(const char *label, const audit_subject *subject, int64_t runs,
+audit_projection_phases(const char *label, const audit_subject *subject, int64_t runs,
 						double alpha, double delta)
 {
-	int			n = subject->dimension;
+	int			n = (int) subject->steps;
 	double		releases[AUDIT_PROJECTION_STEPS_MAX];
 	double		mean[2][AUDIT_PROJECTION_STEPS_MAX] = {{0}};
 	double	   *S = calloc((size_t) n * n, sizeof(double));
@@ -722,8 +722,7 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 {
 	dp_mechanism m = test_mechanism(text);
 	dp_counter *counter = malloc(dp_counter_size(&m));
-	audit_subject subject = {.steps = steps, .dimension = (int) steps, .counter = counter,
-	.neighbour = neighbour};
+	audit_subject subject = {.steps = steps, .counter = counter, .neighbour = neighbour};
 	audit_projection_result result;
 	dp_random	rng;
 	const char *field;
@@ -733,7 +732,7 @@ audit_projection_run(const char *text, int64_t steps, const int64_t *neighbour, 
 	if (counter == NULL || steps > AUDIT_PROJECTION_STEPS_MAX ||
 		dp_counter_start(counter, &m, &rng, &field) != DP_OK)
 		abort();
-	result = audit_projection_engine(text, &subject, runs, alpha, delta);
+	result = audit_projection_phases(text, &subject, runs, alpha, delta);
 	free(counter);
 	return result;
 }
