@@ -277,6 +277,9 @@ undecided_bound(const dp_laplace_table *table)
 		uint64_t	entries = (uint64_t) 1 << chunk->width;
 
 		mass += (long double) (entries - 1) * (long double) chunk->spread + 1;
+		/* the crowded cells of a guide by leading ones: 50 or more */
+		if (chunk->guide_by_leading_ones)
+			mass += 0x1p14L;
 		if (chunk->open_ended)
 			mass += entries >= 2 ?
 				(long double) (UINT64_MAX - chunk->upper[entries - 2]) + 1 + chunk->spread :
@@ -285,12 +288,76 @@ undecided_bound(const dp_laplace_table *table)
 	return mass / 0x1p64L;
 }
 
+/* The linear scan the guided search must agree with. */
+static uint64_t
+scan_position(const dp_laplace_chunk *chunk, uint64_t u)
+{
+	uint64_t	position = 0;
+
+	while (position + 1 < ((uint64_t) 1 << chunk->width) && chunk->upper[position] <= u)
+		position++;
+	return position;
+}
+
+/*
+ * The guided search against the linear scan, on one chunk: at both ends of
+ * every cell of both guides and one word past them, at every cell of the
+ * table and one word either side, and on random words.  Outside crowded
+ * cells the two agree; in one, the guide's count is certain (never above
+ * the scan's) and the word has at least 50 leading ones.  Returns the
+ * number of disagreements.
+ */
+static int
+guide_disagreements(const dp_laplace_chunk *chunk, int random_words)
+{
+	uint64_t	probes[3 * (128 * 2 + 64 * 2 + 32) + 1];
+	int			count = 0;
+	int			wrong = 0;
+
+	for (unsigned cell = 0; cell < 128; cell++)
+	{
+		probes[count++] = (uint64_t) cell << 57;
+		probes[count++] = ((uint64_t) cell << 57) | ((UINT64_C(1) << 57) - 1);
+	}
+	for (unsigned cell = 0; cell < 64; cell++)
+	{
+		uint64_t	start = cell == 0 ? 0 : ~(UINT64_MAX >> cell);
+
+		probes[count++] = start;
+		probes[count++] = start | (cell == 63 ? 0 : UINT64_MAX >> (cell + 1));
+	}
+	for (uint64_t j = 0; j < ((uint64_t) 1 << chunk->width); j++)
+		probes[count++] = chunk->upper[j];
+	for (int i = count - 1; i >= 0; i--)
+	{
+		probes[count++] = probes[i] + 1;
+		probes[count++] = probes[i] - 1;
+	}
+	for (int i = 0; i < count + random_words; i++)
+	{
+		uint64_t	u = i < count ? probes[i] : dp_random_uint64(&rng);
+		int			crowded;
+		uint64_t	guided;
+		uint64_t	scanned;
+
+		if (u == UINT64_MAX)
+			continue;			/* the draws never search it */
+		guided = dp_laplace_chunk_search(chunk, u, &crowded);
+		scanned = scan_position(chunk, u);
+		if (crowded ? guided > scanned || __builtin_clzll(~u) < 50 : guided != scanned)
+			wrong++;
+	}
+	return wrong;
+}
+
 static void
 test_undecided_mass(void)
 {
 	long double worst = 0;
 	double		worst_scale = 0;
 	int			scales = 0;
+	int			wrong = 0;
+	int			most_steps = 0;
 
 	for (int i = 0; i <= 400; i++)
 	{
@@ -311,6 +378,12 @@ test_undecided_mass(void)
 			table = malloc(dp_laplace_table_size(&scale));
 			dp_laplace_table_build(table, &scale, 64);
 			mass = undecided_bound(table);
+			for (int c = 0; c < table->chunk_count; c++)
+			{
+				wrong += guide_disagreements(&table->chunks[c], 200);
+				if (table->chunks[c].guide_steps > most_steps)
+					most_steps = table->chunks[c].guide_steps;
+			}
 			if (mass > worst)
 			{
 				worst = mass;
@@ -322,6 +395,10 @@ test_undecided_mass(void)
 	}
 	tap_ok(worst < 0x1p-48L, "over %d scales the fast path is left with probability at most %Lg = 2^%.1f < 2^-48 (worst at b = %g)",
 		   scales, worst, (double) log2l(worst), worst_scale);
+	tap_ok(wrong == 0, "over the same scales the guided search agrees with a linear scan at every cell edge and on random words (%d disagreements)",
+		   wrong);
+	tap_ok(most_steps == 1, "every guided search finishes in one comparison after the guide (at most %d)",
+		   most_steps);
 }
 
 /*

@@ -126,6 +126,80 @@ chunk_normaliser(dp_bigfixed_interval *out, const dp_scale *scale, const dp_lapl
 	one_minus(out, &power, limbs);
 }
 
+/*
+ * Cells of 50 or more leading ones (total probability 2^-50) may hold many
+ * boundaries: the top chunk's far tail, whose boundaries the 64-bit cells
+ * cannot separate.  Rather than let them set the number of steps of every
+ * search, their entries carry GUIDE_CROWDED, which sends the draw to the
+ * exact path, like an undecided cell.
+ */
+#define GUIDE_CROWDED_CELL 50
+#define GUIDE_CROWDED 0x80
+
+/* The cell of word u in the chunk's guide. */
+static inline unsigned
+guide_cell(const dp_laplace_chunk *chunk, uint64_t u)
+{
+	/* u < UINT64_MAX, so ~u has a set bit */
+	return chunk->guide_by_leading_ones ? (unsigned) __builtin_clzll(~u) : (unsigned) (u >> 57);
+}
+
+/* Boundaries among the first entries - 1 whose upper cell is at most u. */
+static uint8_t
+boundaries_passed(const uint64_t *upper, size_t entries, uint64_t u)
+{
+	uint8_t		count = 0;
+
+	for (size_t j = 0; j + 1 < entries; j++)
+		count += upper[j] <= u;
+	return count;
+}
+
+/*
+ * Both guides, keeping the one that needs fewer steps.  A cell's start and
+ * end are its least and greatest words (for leading ones, cell i holds the
+ * words with exactly i leading ones; words below UINT64_MAX never reach 64).
+ */
+static void
+build_guide(dp_laplace_chunk *chunk, const uint64_t *upper)
+{
+	size_t		entries = (size_t) 1 << chunk->width;
+	uint8_t		by_ones[64];
+	int			ones_steps = 0;
+	int			top_steps = 0;
+
+	for (unsigned cell = 0; cell < DP_LAPLACE_GUIDE_CELLS; cell++)
+	{
+		uint64_t	start = (uint64_t) cell << 57;
+		uint64_t	end = start | ((UINT64_C(1) << 57) - 1);
+		uint8_t		at_start = boundaries_passed(upper, entries, start);
+		int			inside = boundaries_passed(upper, entries, end) - at_start;
+
+		chunk->guide[cell] = at_start;
+		top_steps = inside > top_steps ? inside : top_steps;
+	}
+	for (unsigned cell = 0; cell < 64; cell++)
+	{
+		uint64_t	start = cell == 0 ? 0 : ~(UINT64_MAX >> cell);
+		uint64_t	end = start | (cell == 63 ? 0 : UINT64_MAX >> (cell + 1));
+		int			inside;
+
+		by_ones[cell] = boundaries_passed(upper, entries, start);
+		inside = boundaries_passed(upper, entries, end) - by_ones[cell];
+		if (cell >= GUIDE_CROWDED_CELL)
+			by_ones[cell] |= GUIDE_CROWDED;
+		else
+			ones_steps = inside > ones_steps ? inside : ones_steps;
+	}
+	chunk->guide_by_leading_ones = ones_steps < top_steps;
+	chunk->guide_steps = chunk->guide_by_leading_ones ? ones_steps : top_steps;
+	if (chunk->guide_by_leading_ones)
+	{
+		memset(chunk->guide, 0, sizeof(chunk->guide));
+		memcpy(chunk->guide, by_ones, sizeof(by_ones));
+	}
+}
+
 static void
 build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, const dp_scale *scale, int cell_bits)
 {
@@ -177,6 +251,7 @@ build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, const dp_scale *scale, int
 	 * go on (dp_laplace_chunk_undecided).
 	 */
 	upper[entries - 1] = UINT64_MAX;
+	build_guide(chunk, upper);
 }
 
 void
@@ -206,39 +281,66 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 }
 
 /*
- * Number of boundaries certainly at or below u: a branch-free search of
- * fixed length.  It first reads one word of every cache line of the chunk's
- * table (the empty asm keeps the compiler from dropping the reads); loads
- * retire in order, so every draw waits for the same lines whatever its
- * value.  A search alone would touch the lines of rare (large) values only
- * when drawing them, and pay a cache miss there that a timer could see.
+ * Number of boundaries certainly at or below u (u < UINT64_MAX): the
+ * guide's count at u's cell, then guide_steps branch-free comparisons, a
+ * number fixed by the table.  In a crowded cell the count may fall short;
+ * it is still certain, and the exact path goes on from it.  It first reads one word of every cache line
+ * of the chunk's table and guide (the empty asm keeps the compiler from
+ * dropping the reads); loads retire in order, so every draw waits for the
+ * same lines whatever its value.  A search alone would touch the lines of
+ * rare (large) values only when drawing them, and pay a cache miss there
+ * that a timer could see.
  */
-static inline uint64_t
-chunk_search(const dp_laplace_chunk *chunk, uint64_t u)
+static inline __attribute__((always_inline)) uint64_t
+search_with(const dp_laplace_chunk *chunk, uint64_t u, int *crowded, int width, int steps)
 {
 	const uint64_t *upper = chunk->upper;
-	uint64_t	entries = (uint64_t) 1 << chunk->width;
+	uint64_t	entries = (uint64_t) 1 << width;
 	uint64_t	touched = 0;
-	uint64_t	position = 0;
+	uint64_t	position;
+	unsigned	entry;
 
-	/* the last entry too: the array need not start on a line */
+	/* the last entry too: the arrays need not start on a line */
 	for (uint64_t i = 0; i < entries; i += DP_LAPLACE_LINE_ENTRIES)
 		touched |= upper[i];
 	touched |= upper[entries - 1];
+	touched |= chunk->guide[0] | chunk->guide[64] | chunk->guide[DP_LAPLACE_GUIDE_CELLS - 1];
 	__asm__ volatile("" : "+r"(touched));
-	if (chunk->width == DP_LAPLACE_CHUNK_BITS_MAX)
-	{
-		/* the usual width, unrolled */
-		position += (upper[15] <= u) ? 16 : 0;
-		position += (upper[position + 7] <= u) ? 8 : 0;
-		position += (upper[position + 3] <= u) ? 4 : 0;
-		position += (upper[position + 1] <= u) ? 2 : 0;
-		position += (upper[position] <= u) ? 1 : 0;
-	}
-	else
-		for (uint64_t step = entries >> 1; step != 0; step >>= 1)
-			position += (upper[position + step - 1] <= u) ? step : 0;
+	entry = chunk->guide[guide_cell(chunk, u)];
+	*crowded = (entry & GUIDE_CROWDED) != 0;
+	position = entry & ~GUIDE_CROWDED;
+	for (int step = 0; step < steps; step++)
+		position += upper[position] <= u;
 	return position;
+}
+
+static inline uint64_t
+chunk_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded)
+{
+	return search_with(chunk, u, crowded, chunk->width, chunk->guide_steps);
+}
+
+uint64_t
+dp_laplace_chunk_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded)
+{
+	return chunk_search(chunk, u, crowded);
+}
+
+/*
+ * The usual chunk (full width, one step), with both as constants: the
+ * compiler then unrolls the search.  Which of the two a table uses is fixed
+ * by the table, so the choice says nothing about a value.
+ */
+static inline bool
+usual_chunk(const dp_laplace_chunk *chunk)
+{
+	return chunk->width == DP_LAPLACE_CHUNK_BITS_MAX && chunk->guide_steps == 1;
+}
+
+static inline uint64_t
+usual_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded)
+{
+	return search_with(chunk, u, crowded, DP_LAPLACE_CHUNK_BITS_MAX, 1);
 }
 
 /* The uniform variate's first 64 * limbs bits as an enclosure [lower, lower + 1 unit]. */
@@ -352,45 +454,104 @@ accept_draw(int negative, dp_uint128 magnitude, dp_int128 *value)
 }
 
 /*
+ * The exact end of a two-chunk draw with an undecided chunk, out of line so
+ * that the usual draw keeps its values in registers.  False for a redraw.
+ */
+static bool __attribute__((noinline))
+two_chunks_exact(const dp_laplace_table *table, dp_random *rng, uint64_t u, uint64_t v,
+				 uint64_t low_value, uint64_t high_value, int low_undecided,
+				 int high_undecided, int negative, dp_int128 *value)
+{
+	const dp_laplace_chunk *low = &table->chunks[0];
+	const dp_laplace_chunk *high = &table->chunks[1];
+
+	if (low_undecided)
+		chunk_exact(table, low, rng, u, low_value, &low_value);
+	if (high_undecided && !chunk_exact(table, high, rng, v, high_value, &high_value))
+		return false;
+	return accept_draw(negative, low_value + ((dp_uint128) high_value << high->shift), value);
+}
+
+/*
  * Scales from 0.69 to 22.0 (Binary's nodes at epsilon 1 up to T = 2^21):
- * two chunks, unrolled so that their searches overlap.
+ * two usual chunks, unrolled so that their searches overlap, with the
+ * widths as constants.  The magnitude of a decided draw is below 2^10, so
+ * it needs no range check.
  */
 static dp_int128
 draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 {
 	const dp_laplace_chunk *low = &table->chunks[0];
 	const dp_laplace_chunk *high = &table->chunks[1];
+	const uint64_t last = ((uint64_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) - 1;
 
 	for (;;)
 	{
-		uint64_t	u = dp_random_uint64(rng);
-		uint64_t	v = dp_random_uint64(rng);
-		uint64_t	u_top = u == UINT64_MAX;
-		uint64_t	v_top = v == UINT64_MAX;
-		uint64_t	low_value = chunk_search(low, u - u_top);
-		uint64_t	high_value = chunk_search(high, v - v_top);
-		int			low_undecided = dp_laplace_chunk_undecided(low, low_value, u);
-		int			high_undecided = dp_laplace_chunk_undecided(high, high_value, v);
-		int			negative = dp_random_bit(rng);
-		dp_uint128	magnitude;
-		dp_int128	value;
+		uint64_t	u;
+		uint64_t	v;
+		int			low_crowded;
+		int			high_crowded;
+		uint64_t	low_value;
+		uint64_t	high_value;
+		int			low_undecided;
+		int			high_undecided;
+		int			negative;
+		uint64_t	magnitude;
+		uint64_t	sign_mask;
 
-		if (low_undecided)
-			chunk_exact(table, low, rng, u, low_value, &low_value);
-		if (high_undecided &&
-			!chunk_exact(table, high, rng, v, high_value, &high_value))
+		dp_random_uint64_pair(rng, &u, &v);
+		low_value = usual_search(low, u - (u == UINT64_MAX), &low_crowded);
+		high_value = usual_search(high, v - (v == UINT64_MAX), &high_crowded);
+		/* the low chunk is truncated, the high one open-ended */
+		low_undecided = (low->upper[low_value] - u <= low->spread) | (u == UINT64_MAX) |
+			low_crowded;
+		high_undecided = (high->upper[high_value] - v <= high->spread) |
+			(high_value == last) | (v == UINT64_MAX) | high_crowded;
+		negative = dp_random_bit(rng);
+
+		if (__builtin_expect(low_undecided | high_undecided, 0))
+		{
+			dp_int128	value;
+
+			if (two_chunks_exact(table, rng, u, v, low_value, high_value, low_undecided,
+								 high_undecided, negative, &value))
+				return value;
 			continue;
-		magnitude = low_value + ((dp_uint128) high_value << high->shift);
-		if (accept_draw(negative, magnitude, &value))
-			return value;
+		}
+		magnitude = low_value | (high_value << DP_LAPLACE_CHUNK_BITS_MAX);
+		if (negative_zero(negative, magnitude))
+			continue;
+		sign_mask = -(uint64_t) (unsigned) negative;
+		return (dp_int128) (int64_t) ((magnitude ^ sign_mask) - sign_mask);
 	}
+}
+
+/* The exact end of a draw with undecided chunks (bits of undecided); false for a redraw. */
+static bool __attribute__((noinline))
+chunks_exact(const dp_laplace_table *table, dp_random *rng, const uint64_t *words,
+			 const uint64_t *positions, unsigned undecided, int negative, dp_int128 *value)
+{
+	bool		rejected = false;
+	dp_uint128	magnitude = 0;
+
+	for (int c = 0; c < table->chunk_count; c++)
+	{
+		const dp_laplace_chunk *chunk = &table->chunks[c];
+		uint64_t	exact = positions[c];
+
+		if ((undecided >> c) & 1)
+			rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &exact);
+		magnitude += (dp_uint128) exact << chunk->shift;
+	}
+	return !rejected && accept_draw(negative, magnitude, value);
 }
 
 /* Any chunk count; the usual two are drawn by draw_two_chunks (a third faster). */
 dp_int128
 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 {
-	if (table->chunk_count == 2)
+	if (table->chunk_count == 2 && usual_chunk(&table->chunks[0]) &&
+		usual_chunk(&table->chunks[1]))
 		return draw_two_chunks(table, rng);
 	for (;;)
 	{
@@ -406,31 +567,23 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 			const dp_laplace_chunk *chunk = &table->chunks[c];
 			uint64_t	u = dp_random_uint64(rng);
 			uint64_t	at_top = u == UINT64_MAX;
-			uint64_t	position = chunk_search(chunk, u - at_top);
+			int			crowded;
+			uint64_t	position = usual_chunk(chunk) ?
+				usual_search(chunk, u - at_top, &crowded) :
+				chunk_search(chunk, u - at_top, &crowded);
 
-			undecided |= (unsigned) dp_laplace_chunk_undecided(chunk, position, u) << c;
+			undecided |= (unsigned) (dp_laplace_chunk_undecided(chunk, position, u) | crowded) << c;
 			words[c] = u;
 			positions[c] = position;
 			magnitude += (dp_uint128) position << chunk->shift;
 		}
 		negative = dp_random_bit(rng);
 
-		if (undecided != 0)
+		if (__builtin_expect(undecided != 0, 0))
 		{
-			bool		rejected = false;
-
-			magnitude = 0;
-			for (int c = 0; c < table->chunk_count; c++)
-			{
-				const dp_laplace_chunk *chunk = &table->chunks[c];
-				uint64_t	exact = positions[c];
-
-				if ((undecided >> c) & 1)
-					rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &exact);
-				magnitude += (dp_uint128) exact << chunk->shift;
-			}
-			if (rejected)
-				continue;
+			if (chunks_exact(table, rng, words, positions, undecided, negative, &value))
+				return value;
+			continue;
 		}
 		if (accept_draw(negative, magnitude, &value))
 			return value;

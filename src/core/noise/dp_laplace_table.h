@@ -16,14 +16,17 @@
  *     sum of independent chunks of at most DP_LAPLACE_CHUNK_BITS_MAX bits,
  *     each a geometric variable truncated to its chunk (the top chunk is not
  *     truncated).  Every chunk is drawn by inversion: 64 random bits
- *     against the chunk's cumulative distribution, by a branch-free search
- *     of fixed length over a table of certified cells.
+ *     against the chunk's cumulative distribution, located in a table of
+ *     certified cells by a guide (the count of boundaries passed at the
+ *     start of the word's cell) and a number of branch-free comparisons
+ *     fixed by the table (one at every scale the tests sweep).
  *   - A table entry is an interval of 64-bit cells that holds the exact
  *     boundary, computed with certified arithmetic (dp_bigfixed.c).  When
  *     the 64 random bits fall in such a cell the comparison is undecided:
  *     the draw then reads more random bits and compares them against the
  *     boundary computed at higher precision, as far as needed.  Undecided
- *     cells, with the top chunk's end, have total probability below 2^-48
+ *     cells, with the top chunk's end and the guide's crowded cells (words
+ *     of 50 or more leading ones), have total probability below 2^-48
  *     per draw, so the time of a draw reveals nothing except on an event of
  *     that probability; the sign and the rejection of -0 take no branch on
  *     the value.
@@ -45,14 +48,15 @@
 #include "dp_random.h"
 
 /*
- * Chunks of 5 bits: a chunk's table is 4 cache lines (32 cells), all read on
- * every draw (see chunk_search), so which lines a draw touches does not
- * depend on its value.  Enough chunks for every accepted scale: b < 2^97
+ * Chunks of 5 bits: a chunk's table is 4 cache lines (32 cells) and its
+ * guide two more, all read on every draw (see chunk_search), so which lines
+ * a draw touches does not depend on its value.  Enough chunks for every accepted scale: b < 2^97
  * needs at most 104 bits.
  */
 #define DP_LAPLACE_CHUNK_BITS_MAX 5
 #define DP_LAPLACE_CHUNKS_MAX 24
 #define DP_LAPLACE_LINE_ENTRIES 8
+#define DP_LAPLACE_GUIDE_CELLS 128
 
 typedef struct dp_laplace_chunk
 {
@@ -68,6 +72,17 @@ typedef struct dp_laplace_chunk
 	 */
 	const uint64_t *upper;
 	uint64_t	spread;
+	/*
+	 * A guide to the search: the words are split into cells, either 128
+	 * cells by their top 7 bits or 64 by their count of leading ones (for
+	 * the geometric top chunks, whose boundaries crowd towards 1), and
+	 * guide[cell] counts the boundaries certainly passed at the cell's
+	 * start.  At most guide_steps more lie inside any cell, so that many
+	 * comparisons finish every search: a number fixed by the table.
+	 */
+	bool		guide_by_leading_ones;
+	int			guide_steps;
+	uint8_t		guide[DP_LAPLACE_GUIDE_CELLS];
 } dp_laplace_chunk;
 
 typedef struct dp_laplace_table
@@ -93,6 +108,14 @@ dp_laplace_chunk_undecided(const dp_laplace_chunk *chunk, uint64_t position, uin
 		((int) chunk->open_ended & (position == last)) | (u == UINT64_MAX);
 }
 
+/*
+ * The fast path's search (exported for tests): the number of boundaries of
+ * the chunk certainly at or below u < UINT64_MAX, and whether u fell in a
+ * crowded cell of the guide (then the count may fall short, and the draw
+ * takes the exact path).
+ */
+extern uint64_t dp_laplace_chunk_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded);
+
 /* Bytes of the table for `scale` (a few kB for the usual scales). */
 extern size_t dp_laplace_table_size(const dp_scale *scale);
 
@@ -105,6 +128,7 @@ extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scal
 
 /* One draw from the discrete Laplace distribution of the table's scale. */
 extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
+
 
 /*
  * The same draw with a table built for it on the stack (a fraction of a

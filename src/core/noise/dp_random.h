@@ -84,6 +84,24 @@ dp_random_uint64(dp_random *rng)
 	return value;
 }
 
+/* Two words, as two calls of dp_random_uint64 would read them. */
+static inline void
+dp_random_uint64_pair(dp_random *rng, uint64_t *first, uint64_t *second)
+{
+	uint64_t	words[2];
+
+	if (rng->available >= sizeof(words))
+	{
+		memcpy(words, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(words));
+		rng->available -= sizeof(words);
+		*first = words[0];
+		*second = words[1];
+		return;
+	}
+	*first = dp_random_uint64(rng);
+	*second = dp_random_uint64(rng);
+}
+
 /* One fair bit. */
 static inline int
 dp_random_bit(dp_random *rng)
