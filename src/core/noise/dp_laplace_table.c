@@ -562,10 +562,11 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 		dp_int128	value;
 		int			negative;
 
+		dp_random_uint64_array(rng, words, table->chunk_count);
 		for (int c = 0; c < table->chunk_count; c++)
 		{
 			const dp_laplace_chunk *chunk = &table->chunks[c];
-			uint64_t	u = dp_random_uint64(rng);
+			uint64_t	u = words[c];
 			uint64_t	at_top = u == UINT64_MAX;
 			int			crowded;
 			uint64_t	position = usual_chunk(chunk) ?
@@ -573,7 +574,6 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 				chunk_search(chunk, u - at_top, &crowded);
 
 			undecided |= (unsigned) (dp_laplace_chunk_undecided(chunk, position, u) | crowded) << c;
-			words[c] = u;
 			positions[c] = position;
 			magnitude += (dp_uint128) position << chunk->shift;
 		}

@@ -84,22 +84,31 @@ dp_random_uint64(dp_random *rng)
 	return value;
 }
 
+/* count words, as count calls of dp_random_uint64 would read them. */
+static inline void
+dp_random_uint64_array(dp_random *rng, uint64_t *words, int count)
+{
+	size_t		bytes = sizeof(uint64_t) * (size_t) count;
+
+	if (rng->available >= bytes)
+	{
+		memcpy(words, rng->buffer + (sizeof(rng->buffer) - rng->available), bytes);
+		rng->available -= bytes;
+		return;
+	}
+	for (int i = 0; i < count; i++)
+		words[i] = dp_random_uint64(rng);
+}
+
 /* Two words, as two calls of dp_random_uint64 would read them. */
 static inline void
 dp_random_uint64_pair(dp_random *rng, uint64_t *first, uint64_t *second)
 {
 	uint64_t	words[2];
 
-	if (rng->available >= sizeof(words))
-	{
-		memcpy(words, rng->buffer + (sizeof(rng->buffer) - rng->available), sizeof(words));
-		rng->available -= sizeof(words);
-		*first = words[0];
-		*second = words[1];
-		return;
-	}
-	*first = dp_random_uint64(rng);
-	*second = dp_random_uint64(rng);
+	dp_random_uint64_array(rng, words, 2);
+	*first = words[0];
+	*second = words[1];
 }
 
 /* One fair bit. */
