@@ -95,7 +95,9 @@ dp_laplace_table_size(const dp_scale *scale)
 
 	for (int c = 0; c < count; c++)
 		cells += (size_t) 1 << widths[c];
-	return sizeof(dp_laplace_table) + cells * sizeof(uint64_t);
+	/* the guides follow the cells */
+	return sizeof(dp_laplace_table) + cells * sizeof(uint64_t) +
+		(size_t) count * DP_LAPLACE_GUIDE_CELLS;
 }
 
 /* Enclosures of 1 - Q^m and of the chunk's normaliser 1 - Q^(2^w) (1 for the top chunk). */
@@ -163,6 +165,9 @@ boundaries_passed(const uint64_t *upper, size_t entries, uint64_t u)
 static void
 build_guide(dp_laplace_chunk *chunk, const uint64_t *upper)
 {
+	/* a count of boundaries must stay clear of the crowded flag */
+	_Static_assert(((1 << DP_LAPLACE_CHUNK_BITS_MAX) - 1) < GUIDE_CROWDED,
+				   "guide counts must fit below GUIDE_CROWDED");
 	size_t		entries = (size_t) 1 << chunk->width;
 	uint8_t		by_ones[64];
 	int			ones_steps = 0;
@@ -195,7 +200,7 @@ build_guide(dp_laplace_chunk *chunk, const uint64_t *upper)
 	chunk->guide_steps = chunk->guide_by_leading_ones ? ones_steps : top_steps;
 	if (chunk->guide_by_leading_ones)
 	{
-		memset(chunk->guide, 0, sizeof(chunk->guide));
+		memset(chunk->guide, 0, DP_LAPLACE_GUIDE_CELLS);
 		memcpy(chunk->guide, by_ones, sizeof(by_ones));
 	}
 }
@@ -260,8 +265,13 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 	int			widths[DP_LAPLACE_CHUNKS_MAX];
 	int			count = chunk_layout(scale, widths);
 	uint64_t   *cells = table->cells;
+	size_t		cell_count = 0;
+	uint8_t    *guides;
 	int			shift = 0;
 
+	for (int c = 0; c < count; c++)
+		cell_count += (size_t) 1 << widths[c];
+	guides = (uint8_t *) (table->cells + cell_count);
 	table->scale = *scale;
 	table->chunk_count = count;
 	table->cell_bits = cell_bits;
@@ -274,6 +284,7 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 		chunk->width = widths[c];
 		chunk->open_ended = c == count - 1;
 		chunk->upper = cells;
+		chunk->guide = guides + (size_t) c * DP_LAPLACE_GUIDE_CELLS;
 		build_chunk(chunk, cells, scale, cell_bits);
 		cells += entries;
 		shift += widths[c];
@@ -327,14 +338,16 @@ dp_laplace_chunk_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded)
 }
 
 /*
- * The usual chunk (full width, one step), with both as constants: the
- * compiler then unrolls the search.  Which of the two a table uses is fixed
- * by the table, so the choice says nothing about a value.
+ * The usual chunk (full width, at most one step), searched with both as
+ * constants: the compiler then unrolls the search.  A comparison more than
+ * a chunk needs changes nothing (the count stops at the first boundary not
+ * passed).  Which search a table uses is fixed by the table, so the choice
+ * says nothing about a value.
  */
 static inline bool
 usual_chunk(const dp_laplace_chunk *chunk)
 {
-	return chunk->width == DP_LAPLACE_CHUNK_BITS_MAX && chunk->guide_steps == 1;
+	return chunk->width == DP_LAPLACE_CHUNK_BITS_MAX && chunk->guide_steps <= 1;
 }
 
 static inline uint64_t
@@ -454,6 +467,30 @@ accept_draw(int negative, dp_uint128 magnitude, dp_int128 *value)
 }
 
 /*
+ * A chunk the fast path left undecided: a word in a crowded cell first
+ * finishes its count by a linear scan, and only a word that is undecided
+ * then (as it would have been after a full search) takes the exact path,
+ * which reads more random words.  So a crowded word reads exactly what the
+ * full search read, and the stream goes on as it always has.
+ */
+static bool
+chunk_settle(const dp_laplace_table *table, const dp_laplace_chunk *chunk, dp_random *rng,
+			 uint64_t word, uint64_t position, uint64_t *value)
+{
+	uint64_t	searched = word - (word == UINT64_MAX);
+	uint64_t	last = ((uint64_t) 1 << chunk->width) - 1;
+
+	while (position < last && chunk->upper[position] <= searched)
+		position++;
+	if (!dp_laplace_chunk_undecided(chunk, position, word))
+	{
+		*value = position;
+		return true;
+	}
+	return chunk_exact(table, chunk, rng, word, position, value);
+}
+
+/*
  * The exact end of a two-chunk draw with an undecided chunk, out of line so
  * that the usual draw keeps its values in registers.  False for a redraw.
  */
@@ -466,20 +503,21 @@ two_chunks_exact(const dp_laplace_table *table, dp_random *rng, uint64_t u, uint
 	const dp_laplace_chunk *high = &table->chunks[1];
 
 	if (low_undecided)
-		chunk_exact(table, low, rng, u, low_value, &low_value);
-	if (high_undecided && !chunk_exact(table, high, rng, v, high_value, &high_value))
+		chunk_settle(table, low, rng, u, low_value, &low_value);
+	if (high_undecided && !chunk_settle(table, high, rng, v, high_value, &high_value))
 		return false;
 	return accept_draw(negative, low_value + ((dp_uint128) high_value << high->shift), value);
 }
 
 /*
  * Scales from 0.69 to 22.0 (Binary's nodes at epsilon 1 up to T = 2^21):
- * two usual chunks, unrolled so that their searches overlap, with the
- * widths as constants.  The magnitude of a decided draw is below 2^10, so
- * it needs no range check.
+ * two chunks, a low one of 1 to 5 bits and a top one of 5, unrolled so that
+ * their searches overlap, with the widths as constants (one copy per low
+ * width).  The magnitude of a decided draw is below 2^10, so it needs no
+ * range check.
  */
-static dp_int128
-draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
+static inline __attribute__((always_inline)) dp_int128
+draw_two_chunks_of(const dp_laplace_table *table, dp_random *rng, int low_width)
 {
 	const dp_laplace_chunk *low = &table->chunks[0];
 	const dp_laplace_chunk *high = &table->chunks[1];
@@ -500,8 +538,9 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 		uint64_t	sign_mask;
 
 		dp_random_uint64_pair(rng, &u, &v);
-		low_value = usual_search(low, u - (u == UINT64_MAX), &low_crowded);
-		high_value = usual_search(high, v - (v == UINT64_MAX), &high_crowded);
+		low_value = search_with(low, u - (u == UINT64_MAX), &low_crowded, low_width, 1);
+		high_value = search_with(high, v - (v == UINT64_MAX), &high_crowded,
+								 DP_LAPLACE_CHUNK_BITS_MAX, 1);
 		/* the low chunk is truncated, the high one open-ended */
 		low_undecided = (low->upper[low_value] - u <= low->spread) | (u == UINT64_MAX) |
 			low_crowded;
@@ -518,11 +557,36 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 				return value;
 			continue;
 		}
-		magnitude = low_value | (high_value << DP_LAPLACE_CHUNK_BITS_MAX);
+		magnitude = low_value | (high_value << low_width);
 		if (negative_zero(negative, magnitude))
 			continue;
 		sign_mask = -(uint64_t) (unsigned) negative;
 		return (dp_int128) (int64_t) ((magnitude ^ sign_mask) - sign_mask);
+	}
+}
+
+static bool
+two_usual_chunks(const dp_laplace_table *table)
+{
+	return table->chunk_count == 2 && usual_chunk(&table->chunks[1]) &&
+		table->chunks[0].guide_steps <= 1;
+}
+
+static dp_int128
+draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
+{
+	switch (table->chunks[0].width)
+	{
+		case 1:
+			return draw_two_chunks_of(table, rng, 1);
+		case 2:
+			return draw_two_chunks_of(table, rng, 2);
+		case 3:
+			return draw_two_chunks_of(table, rng, 3);
+		case 4:
+			return draw_two_chunks_of(table, rng, 4);
+		default:
+			return draw_two_chunks_of(table, rng, DP_LAPLACE_CHUNK_BITS_MAX);
 	}
 }
 
@@ -540,19 +604,20 @@ chunks_exact(const dp_laplace_table *table, dp_random *rng, const uint64_t *word
 		uint64_t	exact = positions[c];
 
 		if ((undecided >> c) & 1)
-			rejected |= !chunk_exact(table, chunk, rng, words[c], positions[c], &exact);
+			rejected |= !chunk_settle(table, chunk, rng, words[c], positions[c], &exact);
 		magnitude += (dp_uint128) exact << chunk->shift;
 	}
 	return !rejected && accept_draw(negative, magnitude, value);
 }
 
-/* Any chunk count; the usual two are drawn by draw_two_chunks (a third faster). */
-dp_int128
-dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
+/*
+ * Any chunk count: G, and with a sign when `with_sign` (read after the
+ * chunks' words, as it always has been).  Without a sign no -0 is rejected:
+ * the result is the geometric magnitude itself.
+ */
+static dp_int128
+draw_chunks(const dp_laplace_table *table, dp_random *rng, bool with_sign)
 {
-	if (table->chunk_count == 2 && usual_chunk(&table->chunks[0]) &&
-		usual_chunk(&table->chunks[1]))
-		return draw_two_chunks(table, rng);
 	for (;;)
 	{
 		uint64_t	words[DP_LAPLACE_CHUNKS_MAX];
@@ -577,7 +642,7 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 			positions[c] = position;
 			magnitude += (dp_uint128) position << chunk->shift;
 		}
-		negative = dp_random_bit(rng);
+		negative = with_sign ? dp_random_bit(rng) : 0;
 
 		if (__builtin_expect(undecided != 0, 0))
 		{
@@ -590,6 +655,21 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 	}
 }
 
+/* The usual two chunks are drawn by draw_two_chunks (a third faster). */
+dp_int128
+dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
+{
+	if (two_usual_chunks(table))
+		return draw_two_chunks(table, rng);
+	return draw_chunks(table, rng, true);
+}
+
+dp_uint128
+dp_laplace_table_draw_magnitude(const dp_laplace_table *table, dp_random *rng)
+{
+	return (dp_uint128) draw_chunks(table, rng, false);
+}
+
 dp_int128
 dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
 {
@@ -597,13 +677,24 @@ dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
 	union
 	{
 		dp_laplace_table table;
-		unsigned char bytes[sizeof(dp_laplace_table) +
-							DP_LAPLACE_CHUNKS_MAX * ((size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) *
-							sizeof(uint64_t)];
+		unsigned char bytes[DP_LAPLACE_TABLE_BYTES_MAX];
 	}			storage;
 
 	dp_laplace_table_build(&storage.table, scale, 64);
 	return dp_laplace_table_draw(&storage.table, rng);
+}
+
+dp_uint128
+dp_laplace_table_draw_magnitude_uncached(dp_random *rng, const dp_scale *scale)
+{
+	union
+	{
+		dp_laplace_table table;
+		unsigned char bytes[DP_LAPLACE_TABLE_BYTES_MAX];
+	}			storage;
+
+	dp_laplace_table_build(&storage.table, scale, 64);
+	return dp_laplace_table_draw_magnitude(&storage.table, rng);
 }
 
 static bool

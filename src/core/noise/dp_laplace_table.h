@@ -19,7 +19,7 @@
  *     against the chunk's cumulative distribution, located in a table of
  *     certified cells by a guide (the count of boundaries passed at the
  *     start of the word's cell) and a number of branch-free comparisons
- *     fixed by the table (one at every scale the tests sweep).
+ *     fixed by the table (at most one at every scale the tests sweep).
  *   - A table entry is an interval of 64-bit cells that holds the exact
  *     boundary, computed with certified arithmetic (dp_bigfixed.c).  When
  *     the 64 random bits fall in such a cell the comparison is undecided:
@@ -49,8 +49,8 @@
 
 /*
  * Chunks of 5 bits: a chunk's table is 4 cache lines (32 cells) and its
- * guide two more, all read on every draw (see chunk_search), so which lines
- * a draw touches does not depend on its value.  Enough chunks for every accepted scale: b < 2^97
+ * guide 128 bytes, all read on every draw (see chunk_search), so which
+ * lines a draw touches does not depend on its value.  Enough chunks for every accepted scale: b < 2^97
  * needs at most 104 bits.
  */
 #define DP_LAPLACE_CHUNK_BITS_MAX 5
@@ -82,7 +82,7 @@ typedef struct dp_laplace_chunk
 	 */
 	bool		guide_by_leading_ones;
 	int			guide_steps;
-	uint8_t		guide[DP_LAPLACE_GUIDE_CELLS];
+	uint8_t    *guide;			/* DP_LAPLACE_GUIDE_CELLS entries, after the cells */
 } dp_laplace_chunk;
 
 typedef struct dp_laplace_table
@@ -91,7 +91,7 @@ typedef struct dp_laplace_table
 	int			chunk_count;
 	int			cell_bits;		/* 64 except in tests of the exact path */
 	dp_laplace_chunk chunks[DP_LAPLACE_CHUNKS_MAX];
-	uint64_t	cells[];		/* the chunks' upper arrays */
+	uint64_t	cells[];		/* the chunks' upper arrays, then their guides */
 } dp_laplace_table;
 
 /*
@@ -117,6 +117,9 @@ dp_laplace_chunk_undecided(const dp_laplace_chunk *chunk, uint64_t position, uin
 extern uint64_t dp_laplace_chunk_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded);
 
 /* Bytes of the table for `scale` (a few kB for the usual scales). */
+#define DP_LAPLACE_TABLE_BYTES_MAX \
+	(sizeof(dp_laplace_table) + DP_LAPLACE_CHUNKS_MAX * \
+	 (((size_t) 1 << DP_LAPLACE_CHUNK_BITS_MAX) * sizeof(uint64_t) + DP_LAPLACE_GUIDE_CELLS))
 extern size_t dp_laplace_table_size(const dp_scale *scale);
 
 /*
@@ -128,6 +131,14 @@ extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scal
 
 /* One draw from the discrete Laplace distribution of the table's scale. */
 extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
+
+/*
+ * The geometric magnitude G alone (P[G = g] proportional to exp(-g / b),
+ * g <= DP_NOISE_DRAW_MAX), in the same constant time: no sign is read and
+ * no -0 rejected.
+ */
+extern dp_uint128 dp_laplace_table_draw_magnitude(const dp_laplace_table *table, dp_random *rng);
+extern dp_uint128 dp_laplace_table_draw_magnitude_uncached(dp_random *rng, const dp_scale *scale);
 
 
 /*
