@@ -285,7 +285,10 @@ audit_tables_release(void *context)
 	tables->count = 0;
 }
 
-/* a stream of the audit's own, seeded by the case and phase, drawing with tables */
+/*
+ * a stream of the audit's own, seeded by the case and phase, drawing as the
+ * backend's stream of fresh noise does (tables, constant-time Gaussian)
+ */
 static inline void
 audit_seed(dp_random *rng, const char *text, const char *phase, dp_sampler_cache *cache)
 {
@@ -294,6 +297,7 @@ audit_seed(dp_random *rng, const char *text, const char *phase, dp_sampler_cache
 	snprintf(label, sizeof(label), "%s%s", text, phase);
 	dp_random_init_keyed(rng, label, strlen(label));
 	rng->table_sampler = true;
+	rng->constant_time_gaussian = true;
 	rng->samplers = cache;
 }
 

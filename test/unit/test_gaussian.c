@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "dp_gaussian.h"
+#include "dp_laplace_table.h"
 #include "dp_noise.h"
 #include "dp_noise_sum.h"
 #include "dp_random.h"
@@ -156,6 +157,9 @@ gaussian_table_init(gaussian_table *table, double s2)
  * the second moment against the exact variance, bands z_{1e-6} times the
  * standard errors sqrt(Var / N) and sqrt((mu4 - Var^2) / N) (CLT).
  */
+/* How check_histogram draws: the library's draw, or one of the tests' own. */
+static dp_int128 (*draw_under_test) (dp_random *rng, const dp_scale *sigma2) = dp_discrete_gaussian;
+
 static void
 check_histogram(const char *label, dp_scale scale)
 {
@@ -176,7 +180,7 @@ check_histogram(const char *label, dp_scale scale)
 	counts = calloc(2 * K + 1, sizeof(long));
 	for (int i = 0; i < DRAWS; i++)
 	{
-		long		z = (long) dp_discrete_gaussian(&rng, &scale);
+		long		z = (long) draw_under_test(&rng, &scale);
 
 		sum += z;
 		sum_sq += (double) z * z;
@@ -809,6 +813,245 @@ test_chernoff_properties(void)
 	}
 }
 
+/*
+ * The constant-time acceptance test (dp_gaussian_acceptance.c).  Streams of
+ * fresh noise draw with tables from a cache of their own.
+ */
+#define TEST_TABLES_MAX 64
+
+typedef struct test_tables
+{
+	void	   *blocks[TEST_TABLES_MAX];
+	int			count;
+} test_tables;
+
+static void *
+test_tables_allocate(void *context, size_t size)
+{
+	test_tables *tables = context;
+	void	   *block = malloc(size);
+
+	if (block == NULL || tables->count == TEST_TABLES_MAX)
+		abort();
+	tables->blocks[tables->count++] = block;
+	return block;
+}
+
+static void
+test_tables_release(void *context)
+{
+	test_tables *tables = context;
+
+	for (int i = 0; i < tables->count; i++)
+		free(tables->blocks[i]);
+	tables->count = 0;
+}
+
+static test_tables owned_tables;
+static dp_sampler_cache test_cache = {
+	.allocate = test_tables_allocate, .release_all = test_tables_release,
+	.context = &owned_tables
+};
+
+/* t = floor(sigma) + 1 = the least t with t^2 d > n, by bisection (sigma^2 <= 2^96) */
+static dp_uint128
+proposal_scale_of(const dp_scale *sigma2)
+{
+	dp_uint128	low = 1;			/* low^2 d <= n fails only for low = t */
+	dp_uint128	high = (dp_uint128) 1 << 49;	/* high^2 d > n */
+
+	if (sigma2->denominator > sigma2->numerator)
+		return 1;
+	while (high - low > 1)
+	{
+		dp_uint128	middle = low + (high - low) / 2;
+
+		if (middle * middle * sigma2->denominator <= sigma2->numerator)
+			low = middle;
+		else
+			high = middle;
+	}
+	return high;
+}
+
+/* M = floor(E 2^48) for E ~ Exp(1), as the acceptance test draws it */
+static dp_uint128
+exponential_cells(dp_random *stream)
+{
+	dp_scale	scale = {.numerator = (dp_uint128) 1 << 48, .denominator = 1};
+
+	return dp_laplace_table_draw_magnitude(dp_sampler_cache_laplace(&test_cache, &scale), stream);
+}
+
+/* CKS20 Algorithm 3 with every acceptance decided by the exact path alone */
+static dp_int128
+draw_by_exact_path(dp_random *stream, const dp_scale *sigma2)
+{
+	dp_uint128	t = proposal_scale_of(sigma2);
+	dp_scale	proposal = {.numerator = t, .denominator = 1};
+
+	for (;;)
+	{
+		dp_int128	y = dp_discrete_laplace(stream, &proposal);
+		dp_uint128	a = y < 0 ? (dp_uint128) -y : (dp_uint128) y;
+
+		if (dp_gaussian_acceptance_exact(stream, a, sigma2, t, exponential_cells(stream)))
+			return y;
+	}
+}
+
+/*
+ * The fast decision against the exact one where they are closest: for
+ * proposals a around the centre and far out, M at floor(X 2^48) plus small
+ * and relative offsets (X 2^48 from exact integer arithmetic in the test:
+ * u^2 2^48 / D with long double, only to place M; the decisions compare).
+ * Wherever the fast path decides, it must agree with the exact path, and it
+ * must decide almost everywhere away from the boundary.
+ */
+static void
+test_fast_against_exact(void)
+{
+	dp_scale	scales[] = {{1, 4}, {1, 1}, {5, 2}, {37, 3}, {1000, 1}, {123456789, 7},
+	{(dp_uint128) 1 << 90, 3}};
+	int			disagreements = 0;
+	int			decided_far = 0;
+	int			far = 0;
+	int			undecided_near = 0;
+	int			cases = 0;
+
+	for (size_t s = 0; s < sizeof(scales) / sizeof(scales[0]); s++)
+	{
+		const dp_scale *sigma2 = &scales[s];
+		dp_uint128	t = proposal_scale_of(sigma2);
+
+		for (int i = 0; i < 400; i++)
+		{
+			/* a from 0 up to about 12 sigma, and a few far proposals */
+			dp_uint128	a = i < 380 ? (t * (dp_uint128) i) / 32 : t * (dp_uint128) (40 * i);
+			long double sigma_squared = (long double) sigma2->numerator /
+				(long double) sigma2->denominator;
+			long double centre = sigma_squared / (long double) t;
+			long double x = ((long double) a - centre) * ((long double) a - centre) /
+				(2 * sigma_squared);
+			long double cells = x * 0x1p48L;
+			long		offsets[] = {-1000000, -70000, -3, -2, -1, 0, 1, 2, 3, 70000, 1000000};
+
+			if (cells > 0x1p100L)
+				continue;
+			for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
+			{
+				long double shifted = floorl(cells) + offsets[o];
+				dp_uint128	magnitude;
+				int			fast;
+				bool		exact;
+				dp_random	stream;
+
+				if (shifted < 0)
+					continue;
+				magnitude = (dp_uint128) shifted;
+				fast = dp_gaussian_acceptance_fast(a, sigma2, t, magnitude);
+				dp_random_init_keyed(&stream, "tie", 3);
+				exact = dp_gaussian_acceptance_exact(&stream, a, sigma2, t, magnitude);
+				cases++;
+				if (fast >= 0 && fast != (int) exact)
+					disagreements++;
+				/* far: more than 2^-40 relative and 2^8 cells from X 2^48 */
+				if (fabsl((long double) magnitude - cells) > 256 + cells * 0x1p-40L)
+				{
+					far++;
+					decided_far += fast >= 0;
+				}
+				else
+					undecided_near += fast < 0;
+			}
+		}
+	}
+	tap_ok(disagreements == 0,
+		   "constant-time acceptance: the fast decision agrees with the exact one in all %d "
+		   "cases it decides, M within a few cells of X 2^48 included (%d disagreements)",
+		   cases, disagreements);
+	tap_ok(decided_far == far && undecided_near > 0,
+		   "the fast decision settles every case more than 2^8 cells and 2^-40 relative from "
+		   "X 2^48 (%d of %d), and leaves the nearest to the exact path (%d)",
+		   decided_far, far, undecided_near);
+}
+
+/*
+ * A tie, M = floor(X 2^48), is broken by F > r, r = frac(X 2^48), with F on
+ * [0, 1) of density proportional to exp(-f 2^-48): P = 1 - r to within
+ * 2^-48.  With sigma^2 = 5/2 (t = 2, D = 80) and a = 1 or 3, X = 1/80 or
+ * 49/80 and r = 1/5 or 4/5 exactly (2^44 = 1 mod 5).
+ */
+static void
+test_tie(void)
+{
+	dp_scale	sigma2 = {.numerator = 5, .denominator = 2};
+	struct
+	{
+		dp_uint128	a;
+		dp_uint128	cells;		/* floor(X 2^48) */
+		double		r;
+	}			ties[] = {
+		{1, (((dp_uint128) 1 << 44) - 1) / 5, 0.2},
+		{3, (49 * ((dp_uint128) 1 << 44) - 4) / 5, 0.8},
+	};
+	int			trials = 200000;
+
+	for (size_t i = 0; i < sizeof(ties) / sizeof(ties[0]); i++)
+	{
+		dp_random	stream;
+		long		accepted = 0;
+		double		share;
+		double		band = Z_TWO_SIDED_1E6 * sqrt(ties[i].r * (1 - ties[i].r) / trials);
+
+		dp_random_init_keyed(&stream, "ties", 4);
+		for (int k = 0; k < trials; k++)
+			accepted += dp_gaussian_acceptance_exact(&stream, ties[i].a, &sigma2, 2,
+													 ties[i].cells);
+		share = (double) accepted / trials;
+		tap_ok(dp_gaussian_acceptance_fast(ties[i].a, &sigma2, 2, ties[i].cells) == -1 &&
+			   fabs(share - (1 - ties[i].r)) <= band,
+			   "a tie at r = %.1f is left to the exact path, which accepts %.4f of %d (expected %.1f +- %.4f)",
+			   ties[i].r, share, trials, 1 - ties[i].r, band);
+	}
+}
+
+static dp_int128
+draw_constant_time(dp_random *stream, const dp_scale *sigma2)
+{
+	return dp_discrete_gaussian(stream, sigma2);
+}
+
+static void
+test_constant_time_law(void)
+{
+	dp_random	saved = rng;
+	dp_scale	scale;
+
+	seed("dp_stream unit test: gaussian, constant-time acceptance");
+	rng.table_sampler = true;
+	rng.constant_time_gaussian = true;
+	rng.samplers = &test_cache;
+	draw_under_test = draw_constant_time;
+	scale = (dp_scale) {.numerator = 1, .denominator = 4};
+	check_histogram("constant-time acceptance, sigma^2 = 1/4", scale);
+	scale = (dp_scale) {.numerator = 5, .denominator = 2};
+	check_histogram("constant-time acceptance, sigma^2 = 5/2", scale);
+	scale = (dp_scale) {.numerator = 1000, .denominator = 1};
+	check_histogram("constant-time acceptance, sigma^2 = 1000", scale);
+	dp_gaussian_scale_for(7, 0.3, &scale);
+	check_histogram("constant-time acceptance, D^2 = 7, rho = 0.3 (rounded)", scale);
+
+	/* the exact path alone must give the same law */
+	draw_under_test = draw_by_exact_path;
+	scale = (dp_scale) {.numerator = 1, .denominator = 4};
+	check_histogram("exact path alone, sigma^2 = 1/4", scale);
+	scale = (dp_scale) {.numerator = 37, .denominator = 3};
+	check_histogram("exact path alone, sigma^2 = 37/3", scale);
+	draw_under_test = dp_discrete_gaussian;
+	rng = saved;
+}
+
 int
 main(void)
 {
@@ -836,6 +1079,10 @@ main(void)
 	check_histogram("discrete Gaussian sigma^2 = 1000", scale);
 	dp_gaussian_scale_for(7, 0.3, &scale);
 	check_histogram("discrete Gaussian D^2 = 7, rho = 0.3 (rounded)", scale);
+
+	test_fast_against_exact();
+	test_tie();
+	test_constant_time_law();
 
 	test_extremes();
 	test_zcdp();

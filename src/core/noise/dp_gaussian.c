@@ -200,7 +200,8 @@ dp_discrete_gaussian(dp_random *rng, const dp_scale *sigma2)
 		 */
 		if (a > DP_GAUSSIAN_DRAW_MAX)
 			continue;
-		if (accept_proposal(rng, a, n, d, t, d1, d2))
+		if (rng->constant_time_gaussian ? dp_gaussian_accept_constant_time(rng, a, sigma2, t) :
+			accept_proposal(rng, a, n, d, t, d1, d2))
 			return y;
 	}
 }

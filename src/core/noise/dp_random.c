@@ -33,6 +33,7 @@ reset_stream(dp_random *rng)
 	rng->bits_left = 0;
 	rng->samplers = NULL;
 	rng->table_sampler = false;
+	rng->constant_time_gaussian = false;
 	rng->keyed = true;
 	sodium_memzero(rng->buffer, sizeof(rng->buffer));
 }

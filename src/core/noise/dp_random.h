@@ -42,6 +42,14 @@ typedef struct dp_random
 	 */
 	bool		table_sampler;
 	struct dp_sampler_cache *samplers;
+	/*
+	 * Whether discrete Gaussian draws decide acceptance in constant time
+	 * (dp_gaussian_acceptance.c) rather than by the reference test, whose
+	 * values for a key never change.  The init functions clear it, and
+	 * derived streams never set it: only the owner of a stream of fresh
+	 * noise does.
+	 */
+	bool		constant_time_gaussian;
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
 
