@@ -83,13 +83,16 @@ double_down(dp_uint128 x)
 	return (double) (int64_t) mantissa * power_of_two(drop);
 }
 
-/* |a d t - n| without a branch: every factor fits, see dp_gaussian.c */
+/*
+ * |a d t - n| without a branch (a comparison of 128-bit integers compiles
+ * to one): a d t and n are below 2^127 (dp_gaussian.c), so the difference's
+ * top bit is its sign, and an arithmetic shift spreads it into a mask.
+ */
 static inline dp_uint128
 distance_from_centre(dp_uint128 a, dp_uint128 n, uint64_t d, dp_uint128 t)
 {
-	dp_uint128	adt = a * d * t;
-	dp_uint128	difference = adt - n;
-	dp_uint128	negative = -(dp_uint128) (adt < n);
+	dp_uint128	difference = a * d * t - n;
+	dp_uint128	negative = (dp_uint128) ((dp_int128) difference >> 127);
 
 	return (difference ^ negative) - negative;
 }
@@ -286,7 +289,7 @@ dp_gaussian_acceptance_fast(dp_uint128 a, const dp_scale *sigma2, dp_uint128 t,
 	dp_uint128	u = distance_from_centre(a, sigma2->numerator, sigma2->denominator, t);
 	/* public: depends on the scale only */
 	double		denominator = 2 * double_down(sigma2->numerator) *
-		(double) sigma2->denominator * (double) t * (double) t;
+		(double) (int64_t) sigma2->denominator * double_down(t) * double_down(t);
 	double		distance = double_down(u);
 	double		x = distance * distance * (1 / denominator);
 	double		x_high = x * (1 + 0x1p-46);
