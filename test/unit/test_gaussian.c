@@ -911,8 +911,10 @@ draw_by_exact_path(dp_random *stream, const dp_scale *sigma2)
 static void
 test_fast_against_exact(void)
 {
+	/* up to the edges of the accepted range: n < 2^120, d <= 2^24, n / d <= 2^96 */
 	dp_scale	scales[] = {{1, 4}, {1, 1}, {5, 2}, {37, 3}, {1000, 1}, {123456789, 7},
-	{(dp_uint128) 1 << 90, 3}};
+	{(dp_uint128) 1 << 90, 3}, {3, 1 << 24}, {((dp_uint128) 1 << 120) - 1, 1 << 24},
+	{(dp_uint128) 1 << 96, 1}, {((dp_uint128) 1 << 96) + 12345, 1}};
 	int			disagreements = 0;
 	int			decided_far = 0;
 	int			far = 0;
@@ -936,7 +938,7 @@ test_fast_against_exact(void)
 			long double cells = x * 0x1p48L;
 			long		offsets[] = {-1000000, -70000, -3, -2, -1, 0, 1, 2, 3, 70000, 1000000};
 
-			if (cells > 0x1p100L)
+			if (cells > 0x1p100L || a > DP_GAUSSIAN_DRAW_MAX)
 				continue;
 			for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
 			{

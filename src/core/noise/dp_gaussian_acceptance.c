@@ -18,7 +18,7 @@
  *   - Fast path: X in floating point, from the integer u = |a d t - n|
  *     (a = |Y|, sigma^2 = n / d) as u^2 / D with D = 2 n d t^2, every
  *     conversion rounded down and every operation's rounding counted
- *     (relative error below 2^-49, see decide_fast).  E is enclosed in
+ *     (relative error below 2^-49, see dp_gaussian_acceptance_fast).  E is enclosed in
  *     [M, M + 1) 2^-48.  The enclosures are separated by a margin of
  *     2^-46 relative; if they do not overlap, the comparison is decided.
  *     All of it is straight-line arithmetic on normal doubles and 128-bit
@@ -78,7 +78,14 @@ double_down(dp_uint128 x)
 	uint64_t	top = (high & high_used) | (low & ~high_used);
 	int			length = (int) (high_used & 64) + 64 - __builtin_clzll(top | 1);
 	int			drop = (length - 53) & -(int) (length > 53);
-	uint64_t	mantissa = (uint64_t) (x >> drop);
+	/*
+	 * x >> drop from 64-bit shifts and masks (drop <= 75): a shift of a
+	 * 128-bit integer by a variable compiles to a jump at -O0 and -O1
+	 */
+	unsigned	within = (unsigned) drop & 63;
+	uint64_t	beyond = -(uint64_t) ((unsigned) drop >> 6);
+	uint64_t	joined = (low >> within) | ((high << (63 - within)) << 1);
+	uint64_t	mantissa = (joined & ~beyond) | ((high >> within) & beyond);
 
 	return (double) (int64_t) mantissa * power_of_two(drop);
 }
@@ -279,8 +286,9 @@ decide_exact(dp_random *rng, dp_uint128 u, dp_uint128 twice_n, dp_uint128 d_t_sq
  * |e| < 13 2^-53 < 2^-49 (second-order terms included), and
  * X' (1 +- 2^-46), rounded, still encloses X.  E lies in
  * [M' 2^-48, (M' (1 + 2^-48) + 1) 2^-48] with M' = M rounded down: the
- * upper end's two roundings are covered by the 2^-48 margin when M >= 2^53
- * and are exact below.
+ * upper end's two roundings are covered by the 2^-48 margin when M >= 2^53;
+ * below, M' = M and M + 1 are doubles, and rounding is monotone, so
+ * M' (1 + 2^-48) rounds to at least M and adding 1 to at least M + 1.
  */
 int
 dp_gaussian_acceptance_fast(dp_uint128 a, const dp_scale *sigma2, dp_uint128 t,
