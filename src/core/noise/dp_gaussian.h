@@ -41,6 +41,10 @@
  * Bernoulli(r2) and Bernoulli(1/k).  This is CKS's splitting of exp(-x) for
  * x > 1 into factors, arranged so that no product of two 128-bit quantities
  * is ever formed.  Every trial sequence stops at the first failure.
+ * Those trials take longer for some proposals, so fresh noise decides the
+ * same Bernoulli(exp(-X)) in constant time instead, by comparing an
+ * exponential variable with X (dp_gaussian_acceptance.c); keyed noise keeps
+ * the trials, whose values for a key never change.
  *
  * A proposal with |Y| > DP_GAUSSIAN_DRAW_MAX is redrawn, so the output is
  * N_Z(0, sigma^2) conditioned on |Z| <= 2^54: within the accepted ranges
