@@ -20,6 +20,7 @@
 #include "dp_noise_sum.h"
 #include "dp_random.h"
 #include "tap.h"
+#include "test_support.h"
 
 #define DRAWS 1000000
 
@@ -817,39 +818,9 @@ test_chernoff_properties(void)
  * The constant-time acceptance test (dp_gaussian_acceptance.c).  Streams of
  * fresh noise draw with tables from a cache of their own.
  */
-#define TEST_TABLES_MAX 64
-
-typedef struct test_tables
-{
-	void	   *blocks[TEST_TABLES_MAX];
-	int			count;
-} test_tables;
-
-static void *
-test_tables_allocate(void *context, size_t size)
-{
-	test_tables *tables = context;
-	void	   *block = malloc(size);
-
-	if (block == NULL || tables->count == TEST_TABLES_MAX)
-		abort();
-	tables->blocks[tables->count++] = block;
-	return block;
-}
-
-static void
-test_tables_release(void *context)
-{
-	test_tables *tables = context;
-
-	for (int i = 0; i < tables->count; i++)
-		free(tables->blocks[i]);
-	tables->count = 0;
-}
-
-static test_tables owned_tables;
+static test_arena owned_tables;
 static dp_sampler_cache test_cache = {
-	.allocate = test_tables_allocate, .release_all = test_tables_release,
+	.allocate = test_arena_allocate, .release_all = test_arena_release,
 	.context = &owned_tables
 };
 
@@ -1018,6 +989,25 @@ test_tie(void)
 	}
 }
 
+/* A stream without tables builds them for each attempt: the same values. */
+static void
+test_without_cache(void)
+{
+	dp_random	cached;
+	dp_random	uncached;
+	dp_scale	sigma2 = {.numerator = 37, .denominator = 3};
+	bool		same = true;
+
+	dp_random_init_keyed(&cached, "no cache", 8);
+	dp_random_init_keyed(&uncached, "no cache", 8);
+	cached.table_sampler = uncached.table_sampler = true;
+	cached.constant_time_gaussian = uncached.constant_time_gaussian = true;
+	cached.samplers = &test_cache;
+	for (int i = 0; i < 200; i++)
+		same &= dp_discrete_gaussian(&cached, &sigma2) == dp_discrete_gaussian(&uncached, &sigma2);
+	tap_ok(same, "constant-time acceptance without a table cache draws the cached stream's values");
+}
+
 static dp_int128
 draw_constant_time(dp_random *stream, const dp_scale *sigma2)
 {
@@ -1084,6 +1074,7 @@ main(void)
 
 	test_fast_against_exact();
 	test_tie();
+	test_without_cache();
 	test_constant_time_law();
 
 	test_extremes();

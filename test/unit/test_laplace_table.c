@@ -15,6 +15,7 @@
 #include "dp_noise.h"
 #include "dp_random.h"
 #include "tap.h"
+#include "test_support.h"
 
 #define DRAWS 400000
 #define EDGES_MAX 512
@@ -498,39 +499,11 @@ test_pinned_values(void)
 	tap_ok(same, "the draws of a fixed stream and the chunk layouts are the pinned ones");
 }
 
-/* a cache that frees what it allocated */
-typedef struct
-{
-	void	   *blocks[DP_SAMPLER_CACHE_SIZE + 1];
-	int			count;
-	int			resets;
-} test_arena;
-
-static void *
-arena_allocate(void *context, size_t size)
-{
-	test_arena *arena = context;
-
-	return arena->blocks[arena->count++] = malloc(size);
-}
-
-static void
-arena_release(void *context)
-{
-	test_arena *arena = context;
-
-	for (int i = 0; i < arena->count; i++)
-		free(arena->blocks[i]);
-	arena->count = 0;
-	arena->resets++;
-}
-
 static void
 test_cache(void)
 {
 	test_arena arena = {.count = 0, .resets = 0};
-	dp_sampler_cache cache = {.allocate = arena_allocate, .release_all = arena_release,
-	.context = &arena};
+	dp_sampler_cache cache = test_sampler_cache(&arena);
 	dp_scale	a = {21, 1};
 	dp_scale	b = {1000, 7};
 	const dp_laplace_table *first = dp_sampler_cache_laplace(&cache, &a);
@@ -565,7 +538,7 @@ test_cache(void)
 
 		tap_ok(z > -10000 && z < 10000, "with tables the stream draws through the cache");
 	}
-	arena_release(&arena);
+	test_arena_release(&arena);
 }
 
 static dp_counter *

@@ -2,7 +2,8 @@
  * test_support.h
  *		Helpers the C unit tests share: a mechanism from its text form and a
  *		started counter, each bailing out of the TAP run when it cannot be
- *		made (a test's own setup failing is not a check that failed).
+ *		made (a test's own setup failing is not a check that failed); the
+ *		memory of a sampler cache.
  */
 #ifndef DP_TEST_SUPPORT_H
 #define DP_TEST_SUPPORT_H
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "dp_counter.h"
+#include "dp_laplace_table.h"
 #include "dp_statistic.h"
 
 /* The mechanism of a text form, parsed and validated. */
@@ -85,6 +87,52 @@ test_statistic_spec(int32_t kind, int32_t domain, int32_t estimator, double lowe
 	spec.upper = upper;
 	spec.mechanism = mechanism;
 	return spec;
+}
+
+/* Memory for a sampler cache (dp_sampler_cache): freed when it starts again. */
+typedef struct test_arena
+{
+	void	   *blocks[DP_SAMPLER_CACHE_SIZE + 1];
+	int			count;
+	int			resets;
+} test_arena;
+
+static inline void *
+test_arena_allocate(void *context, size_t size)
+{
+	test_arena *arena = context;
+	void	   *block = malloc(size);
+
+	if (block == NULL || arena->count == DP_SAMPLER_CACHE_SIZE + 1)
+	{
+		printf("Bail out! the test arena is full or out of memory\n");
+		exit(1);
+	}
+	return arena->blocks[arena->count++] = block;
+}
+
+static inline void
+test_arena_release(void *context)
+{
+	test_arena *arena = context;
+
+	for (int i = 0; i < arena->count; i++)
+		free(arena->blocks[i]);
+	arena->count = 0;
+	arena->resets++;
+}
+
+/* A cache whose tables live in arena. */
+static inline dp_sampler_cache
+test_sampler_cache(test_arena *arena)
+{
+	dp_sampler_cache cache;
+
+	memset(&cache, 0, sizeof(cache));
+	cache.allocate = test_arena_allocate;
+	cache.release_all = test_arena_release;
+	cache.context = arena;
+	return cache;
 }
 
 #endif							/* DP_TEST_SUPPORT_H */

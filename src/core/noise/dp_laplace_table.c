@@ -670,8 +670,9 @@ dp_laplace_table_draw_magnitude(const dp_laplace_table *table, dp_random *rng)
 	return (dp_uint128) draw_chunks(table, rng, false);
 }
 
-dp_int128
-dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
+/* A draw (or its magnitude) with the table built on the stack. */
+static dp_int128
+draw_uncached(dp_random *rng, const dp_scale *scale, bool with_sign)
 {
 	/* the largest table: every chunk of full width */
 	union
@@ -681,20 +682,21 @@ dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
 	}			storage;
 
 	dp_laplace_table_build(&storage.table, scale, 64);
-	return dp_laplace_table_draw(&storage.table, rng);
+	if (with_sign)
+		return dp_laplace_table_draw(&storage.table, rng);
+	return (dp_int128) dp_laplace_table_draw_magnitude(&storage.table, rng);
+}
+
+dp_int128
+dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *scale)
+{
+	return draw_uncached(rng, scale, true);
 }
 
 dp_uint128
 dp_laplace_table_draw_magnitude_uncached(dp_random *rng, const dp_scale *scale)
 {
-	union
-	{
-		dp_laplace_table table;
-		unsigned char bytes[DP_LAPLACE_TABLE_BYTES_MAX];
-	}			storage;
-
-	dp_laplace_table_build(&storage.table, scale, 64);
-	return dp_laplace_table_draw_magnitude(&storage.table, rng);
+	return (dp_uint128) draw_uncached(rng, scale, false);
 }
 
 static bool
