@@ -32,4 +32,41 @@
 
 -- ===== section: secrets, rotation, restore, install =====
 
+-- Rotation never leaves a value sealed under a dropped secret
+-- (src/pg/dp_secret.c).  Sealing holds a RowShareLock on dp_stream.secrets
+-- to the end of its transaction and reads the newest secret with a fresh
+-- snapshot; rotate_secret takes an ExclusiveLock first, so it waits for
+-- every transaction that sealed under the old secret, and every later
+-- sealing waits for it to commit and then sees the new secret.  Openers
+-- (AccessShareLock) never wait.  In REPEATABLE READ or SERIALIZABLE the
+-- function's own snapshot would predate the writers it waited for, and a
+-- reseal in the same transaction would miss their values: refused there.
+CREATE OR REPLACE FUNCTION dp_stream.rotate_secret() RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  new_id bigint;
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'dp_stream.rotate_secret() must run in a READ COMMITTED transaction'
+      USING ERRCODE = 'invalid_transaction_state',
+            DETAIL = 'Its snapshot would predate the writers it waits for, and a reseal in the same transaction would miss what they sealed.',
+            HINT = 'Run it alone (autocommit) at the default isolation level, then reseal.';
+  END IF;
+  LOCK TABLE dp_stream.secrets IN EXCLUSIVE MODE;
+  new_id := dp_stream.random_id();
+  INSERT INTO dp_stream.secrets (id, purpose, secret)
+  VALUES (new_id, 'seal', dp_stream.random_secret());
+  -- the catalog's states move to the new secret at once; values in other
+  -- tables keep opening under the old one until they are resealed
+  UPDATE dp_stream.streams
+     SET counter = @extschema@.dp_reseal(counter),
+         statistic_state = @extschema@.dp_reseal(statistic_state);
+  RETURN new_id;
+END $$;
+COMMENT ON FUNCTION dp_stream.rotate_secret() IS
+    'creates a new sealing secret, after every transaction that sealed under the old one has ended; reseals the stream catalog under it and returns its id (superusers)';
+REVOKE ALL ON FUNCTION dp_stream.rotate_secret() FROM PUBLIC;
+
+
 -- ===== end of section: secrets, rotation, restore, install =====

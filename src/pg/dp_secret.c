@@ -17,6 +17,24 @@
  *   'noise' keyed noise uses the oldest one, so a restored dump, whose
  *           CREATE EXTENSION made a fresh one before the old rows came back,
  *           keeps its noise.
+ *
+ * Rotation (dp_stream.rotate_secret, then dp_reseal of every stored value,
+ * then dp_stream.drop_secret of the old one) must never leave a value
+ * sealed under a dropped secret.  A writer whose snapshot predates the
+ * rotation would, if it read the newest secret through that snapshot, seal
+ * under the old one after the reseal had passed.  So sealing takes a
+ * RowShareLock on dp_stream.secrets, held to the end of its transaction,
+ * and only then reads the newest 'seal' secret with a fresh snapshot;
+ * rotate_secret takes an ExclusiveLock first, which conflicts with it (not
+ * with the AccessShareLock of openers).  Hence:
+ *   - a transaction that sealed under the old secret holds its lock until
+ *     it ends, so the rotation waits for it: every value sealed under the
+ *     old secret is committed (or gone) before the rotation commits;
+ *   - a transaction that seals after the rotation took its lock waits for
+ *     the rotation to commit, and its fresh snapshot, taken after the lock
+ *     is granted, sees the new secret;
+ * and a reseal whose snapshot is taken after the rotation committed sees
+ * every value sealed under the old secret.
  */
 #include "dp_stream.h"
 
@@ -114,6 +132,22 @@ reading_snapshot(void)
 	return ActiveSnapshotSet() ? GetActiveSnapshot() : GetLatestSnapshot();
 }
 
+/*
+ * How each choice reads the table.  Sealing: the newest secret as of now,
+ * whatever the transaction's snapshot, under a lock that keeps a rotation
+ * from committing until this transaction ends (see the head comment).
+ * Opening by id: also as of now, since a transaction whose snapshot
+ * predates a rotation seals under the new secret and must open what it
+ * sealed; then, failing that, through the statement's snapshot, which still
+ * sees a secret dropped after it was taken.  Noise: through the statement's
+ * snapshot, as before.
+ */
+typedef enum SecretSnapshot
+{
+	STATEMENT_SNAPSHOT,
+	LATEST_SNAPSHOT
+} SecretSnapshot;
+
 typedef enum SecretChoice
 {
 	NEWEST_SEAL,
@@ -142,16 +176,24 @@ purpose_of(SecretChoice choice)
  * the same row.
  */
 static bool
-find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64 *found_id)
+scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
+			 unsigned char *secret, uint64 *found_id)
 {
-	Relation	relation = table_open(extension_table("secrets"), AccessShareLock);
+	/* sealing keeps its lock to the end of the transaction (NoLock below) */
+	LOCKMODE	lock = choice == NEWEST_SEAL ? RowShareLock : AccessShareLock;
+	Relation	relation = table_open(extension_table("secrets"), lock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
-	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
+	Snapshot	snapshot;
+	TableScanDesc scan;
 	HeapTuple	tuple;
 	bool		found = false;
 	TimestampTz best_time = 0;
 	int64		best_id = 0;
 
+	/* taken after the lock: it sees every rotation that committed before */
+	snapshot = RegisterSnapshot(when == LATEST_SNAPSHOT ? GetLatestSnapshot() :
+								reading_snapshot());
+	scan = table_beginscan(relation, snapshot, 0, NULL);
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		bool		null_id,
@@ -200,10 +242,26 @@ find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64
 		best_id = id;
 	}
 	table_endscan(scan);
-	table_close(relation, AccessShareLock);
+	UnregisterSnapshot(snapshot);
+	table_close(relation, choice == NEWEST_SEAL ? NoLock : AccessShareLock);
 	if (found && found_id)
 		*found_id = (uint64) best_id;
 	return found;
+}
+
+static bool
+find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64 *found_id)
+{
+	switch (choice)
+	{
+		case NEWEST_SEAL:
+			return scan_secrets(choice, LATEST_SNAPSHOT, 0, secret, found_id);
+		case SEAL_BY_ID:
+			return scan_secrets(choice, LATEST_SNAPSHOT, wanted_id, secret, found_id) ||
+				scan_secrets(choice, STATEMENT_SNAPSHOT, wanted_id, secret, found_id);
+		default:
+			return scan_secrets(choice, STATEMENT_SNAPSHOT, 0, secret, found_id);
+	}
 }
 
 void
