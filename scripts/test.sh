@@ -157,6 +157,19 @@ count_tap "$log_dir/cron.tap" "$cron_status" cron
 echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
 [ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
 
+# ---- safe install ----
+# A database owner who is not a superuser plants overloads in public and in
+# the superuser's "$user" schema; the superuser installs as README.md says
+# and runs the docs' examples: none of the planted functions may run
+# (test/safe_install.sh; runs in the cluster above, prints TAP).
+echo "== safe install (test/safe_install.sh)"
+test/safe_install.sh >"$log_dir/safe_install.tap" 2>&1
+safe_install_status=$?
+count_tap "$log_dir/safe_install.tap" "$safe_install_status" safe_install
+echo "safe_install: $(grep -cE '^ok' "$log_dir/safe_install.tap") ok, $(grep -cE '^not ok' "$log_dir/safe_install.tap") not ok"
+[ "$safe_install_status" -ne 0 ] && grep -E '^(not ok|# )' "$log_dir/safe_install.tap" | head -20
+# ---- end of safe install ----
+
 echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null

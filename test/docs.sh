@@ -34,17 +34,24 @@ for page in "${pages[@]}"; do
   run=$((run + 1))
   name=$(basename "$page" .md)
   sql="$work/$name.sql"
-  # the extension (a page may create it itself), then the blocks, in order,
-  # each numbered (not by line: prose may change without changing output)
-  printf '%s\n' "SET client_min_messages = warning;" "CREATE EXTENSION IF NOT EXISTS dp_stream;" \
-    "RESET client_min_messages;" "SET dp_stream.seed = 'docs';" >"$sql"
+  # the blocks, in order, each numbered (not by line: prose may change
+  # without changing output)
   awk -v page="$page" '
     /^<!-- docs-test: skip/ { skip = 1; next }
     /^```sql[[:space:]]*$/ { if (skip) { skipping = 1 } else { inside = 1; print "-- " page ", example " ++n }; skip = 0; next }
     /^```/ { inside = 0; skipping = 0; next }
     NF > 0 && !inside && !skipping { skip = 0 }
     inside { print }
-  ' "$page" >>"$sql"
+  ' "$page" >"$work/$name.blocks"
+  # before them the extension, unless the page creates it itself (README.md
+  # installs it into a schema of its own: the install it documents)
+  if grep -qiE '^CREATE EXTENSION( IF NOT EXISTS)? dp_stream' "$work/$name.blocks"; then
+    printf '%s\n' "SET dp_stream.seed = 'docs';" >"$sql"
+  else
+    printf '%s\n' "SET client_min_messages = warning;" "CREATE EXTENSION IF NOT EXISTS dp_stream;" \
+      "RESET client_min_messages;" "SET dp_stream.seed = 'docs';" >"$sql"
+  fi
+  cat "$work/$name.blocks" >>"$sql"
   db="docs_$(echo "$name" | tr -c 'a-z0-9_\n' '_')"
   dropdb --if-exists "$db" >/dev/null 2>&1
   createdb "$db" >/dev/null 2>&1
