@@ -157,6 +157,21 @@ count_tap "$log_dir/cron.tap" "$cron_status" cron
 echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
 [ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
 
+# ---- restore into older versions ----
+# pg_dump of a database with states, a managed stream and keyed releases,
+# restored into databases whose dp_stream was created at each older version
+# that has secrets (0.6.0 .. 0.11.0), at 0.5.0, and fresh: keyed noise is
+# refused or the published one, never new; after the documented steps
+# everything opens and releases what it did (test/restore_versions.sh; a
+# throwaway cluster of its own; prints TAP).
+echo "== restore into older versions (test/restore_versions.sh)"
+test/restore_versions.sh >"$log_dir/restore_versions.tap" 2>&1
+restore_versions_status=$?
+count_tap "$log_dir/restore_versions.tap" "$restore_versions_status" restore_versions
+echo "restore_versions: $(grep -cE '^ok' "$log_dir/restore_versions.tap") ok, $(grep -cE '^not ok' "$log_dir/restore_versions.tap") not ok"
+[ "$restore_versions_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/restore_versions.tap" | head -20
+# ---- end of restore into older versions ----
+
 # ---- safe install ----
 # A database owner who is not a superuser plants overloads in public and in
 # the superuser's "$user" schema; the superuser installs as README.md says

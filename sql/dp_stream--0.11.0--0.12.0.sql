@@ -69,4 +69,14 @@ COMMENT ON FUNCTION dp_stream.rotate_secret() IS
 REVOKE ALL ON FUNCTION dp_stream.rotate_secret() FROM PUBLIC;
 
 
+-- ANALYZE keeps no statistics on the secrets themselves: pg_stats shows
+-- them to whoever may read the table (members of pg_read_all_data, who read
+-- the table anyway: docs/threat_model.md, "Who can read the secrets"), and
+-- pg_statistic would keep copies of dropped secrets until the next ANALYZE.
+ALTER TABLE dp_stream.secrets ALTER COLUMN secret SET STATISTICS 0;
+DELETE FROM pg_catalog.pg_statistic
+ WHERE starelid = 'dp_stream.secrets'::regclass
+   AND staattnum = (SELECT attnum FROM pg_catalog.pg_attribute
+                    WHERE attrelid = 'dp_stream.secrets'::regclass AND attname = 'secret');
+
 -- ===== end of section: secrets, rotation, restore, install =====

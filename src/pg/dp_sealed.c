@@ -150,7 +150,22 @@ dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size
 
 	if (dp_seal_peek(data, length, (dp_sealed_kind) kind, &info, &error) != DP_OK)
 		dp_report_parse_error(type_name, text, &error, binary);
-	if (dp_sealing_installed() && dp_secret_by_id(info.key_id, secret))
+
+	/*
+	 * Before 0.6.0 a database has no secrets: a sealed value comes from a
+	 * newer one (a restore into a database whose extension was created at
+	 * an older version), and ALTER EXTENSION UPDATE would fail on it later.
+	 */
+	if (!dp_sealing_installed())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("sealed %s value refused: dp_stream in this database predates sealing",
+						type_name),
+				 errdetail("The extension in this database is older than 0.6.0: it has no "
+						   "secrets to open the value with."),
+				 errhint("Update the extension first (ALTER EXTENSION dp_stream UPDATE), then "
+						 "restore into it.")));
+	if (dp_secret_by_id(info.key_id, secret))
 	{
 		unsigned char *plain = palloc(info.plain_length > 0 ? info.plain_length : 1);
 		dp_status	status = dp_seal_open(data, length, &info, secret, plain, &error);

@@ -249,6 +249,183 @@ scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
 	return found;
 }
 
+/*
+ * The noise secrets and the keys, after a restore.
+ *
+ * Keyed noise must come from the secret it was drawn under in the database
+ * that published it.  A restore brings that database's noise secrets back
+ * next to the ones the target's own CREATE EXTENSION made, which are newer:
+ * "oldest" picks the restored ones.  Two ways that went wrong before 0.12.0:
+ *
+ *   - A target installed at 0.11.0 or later makes a table_noise secret
+ *     (no key existed yet), which outranked the restored 'noise' secret of a
+ *     database that never had one (upgraded from 0.10.0 with keys): every
+ *     keyed release came out with new noise.  A table_noise secret made in
+ *     the same transaction as a noise secret that is not the oldest one, and
+ *     after it, is such a leftover of the target's install: it is ignored.
+ *   - The noise secrets did not come back at all (the copy of
+ *     dp_stream.secrets failed on an older version's check constraint, or
+ *     the dump left that table out) while the keys did: keyed noise came
+ *     from the target's fresh secret.  In every database that never lost
+ *     its secrets, each key was registered after the oldest noise secret
+ *     was made (the install makes it, keys come later), or in the same
+ *     transaction; a key registered before it means the secret its noise
+ *     was drawn under is missing, and keyed noise is refused.
+ */
+typedef struct NoiseSecret
+{
+	bool		table;
+	int64		id;
+	TimestampTz created;
+	TransactionId xmin;
+	unsigned char value[DP_SEAL_KEY_BYTES];
+} NoiseSecret;
+
+static bool
+older(const NoiseSecret *a, const NoiseSecret *b)
+{
+	return a->created < b->created || (a->created == b->created && a->id < b->id);
+}
+
+static void
+check_keys_follow(const NoiseSecret *oldest_noise)
+{
+	Oid			keys = extension_table("keys");
+	AttrNumber	created_column = get_attnum(keys, "created_at");
+	AttrNumber	name_column = get_attnum(keys, "key");
+	Relation	relation;
+	TupleDesc	descriptor;
+	TableScanDesc scan;
+	HeapTuple	tuple;
+	char	   *early_key = NULL;
+	TimestampTz early_time = 0;
+
+	if (created_column == InvalidAttrNumber || name_column == InvalidAttrNumber)
+		return;
+	relation = table_open(keys, AccessShareLock);
+	descriptor = RelationGetDescr(relation);
+	scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		null_time,
+					null_name;
+		Datum		created = heap_getattr(tuple, created_column, descriptor, &null_time);
+		Datum		name = heap_getattr(tuple, name_column, descriptor, &null_name);
+
+		CHECK_FOR_INTERRUPTS();
+		if (null_time || null_name ||
+			DatumGetTimestampTz(created) >= oldest_noise->created ||
+			HeapTupleHeaderGetRawXmin(tuple->t_data) == oldest_noise->xmin)
+			continue;
+		early_key = TextDatumGetCString(name);
+		early_time = DatumGetTimestampTz(created);
+		break;
+	}
+	table_endscan(scan);
+	table_close(relation, AccessShareLock);
+	if (early_key)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("keyed noise refused: this database does not have the noise secret "
+						"of its keys"),
+				 errdetail("Key \"%s\" was registered at %s, before this database's oldest "
+						   "noise secret was made (%s): it comes from a dump whose "
+						   "dp_stream.secrets was not restored, and new noise would "
+						   "release its data again.",
+						   early_key, timestamptz_to_str(early_time),
+						   timestamptz_to_str(oldest_noise->created)),
+				 errhint("Restore dp_stream.secrets from the same dump, after ALTER EXTENSION "
+						 "dp_stream UPDATE if its check constraint refused the rows: "
+						 "pg_restore --data-only --table=secrets (docs/threat_model.md, "
+						 "\"Backups, dumps and restores\").")));
+}
+
+static bool
+find_noise_secret(bool table, unsigned char *secret, uint64 *found_id)
+{
+	Relation	relation = table_open(extension_table("secrets"), AccessShareLock);
+	TupleDesc	descriptor = RelationGetDescr(relation);
+	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
+	HeapTuple	tuple;
+	NoiseSecret *found = NULL;
+	int			count = 0;
+	int			capacity = 4;
+	NoiseSecret *oldest_noise = NULL;
+	NoiseSecret *chosen = NULL;
+	bool		result;
+
+	found = palloc(capacity * sizeof(NoiseSecret));
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		null_id,
+					null_purpose,
+					null_value,
+					null_time;
+		int64		id = DatumGetInt64(heap_getattr(tuple, SECRET_ID, descriptor, &null_id));
+		Datum		purpose = heap_getattr(tuple, SECRET_PURPOSE, descriptor, &null_purpose);
+		Datum		value = heap_getattr(tuple, SECRET_VALUE, descriptor, &null_value);
+		TimestampTz created = DatumGetTimestampTz(heap_getattr(tuple, SECRET_CREATED_AT,
+															   descriptor, &null_time));
+		char	   *purpose_text;
+		bytea	   *bytes;
+
+		CHECK_FOR_INTERRUPTS();
+		if (null_id || null_purpose || null_value || null_time)
+			continue;
+		purpose_text = TextDatumGetCString(purpose);
+		if (strcmp(purpose_text, "noise") != 0 && strcmp(purpose_text, "table_noise") != 0)
+			continue;
+		bytes = DatumGetByteaPP(value);
+		if (VARSIZE_ANY_EXHDR(bytes) != DP_SEAL_KEY_BYTES)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("dp_stream secret " INT64_FORMAT " is not %d bytes long",
+							id, DP_SEAL_KEY_BYTES)));
+		if (count == capacity)
+		{
+			capacity *= 2;
+			found = repalloc(found, capacity * sizeof(NoiseSecret));
+		}
+		found[count].table = purpose_text[0] == 't';
+		found[count].id = id;
+		found[count].created = created;
+		found[count].xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+		memcpy(found[count].value, VARDATA_ANY(bytes), DP_SEAL_KEY_BYTES);
+		count++;
+	}
+	table_endscan(scan);
+	table_close(relation, AccessShareLock);
+
+	for (int i = 0; i < count; i++)
+		if (!found[i].table && (!oldest_noise || older(&found[i], oldest_noise)))
+			oldest_noise = &found[i];
+	for (int i = 0; i < count; i++)
+	{
+		bool		leftover = false;
+
+		if (found[i].table != table)
+			continue;
+		for (int j = 0; table && j < count; j++)
+			if (!found[j].table && &found[j] != oldest_noise &&
+				found[j].xmin == found[i].xmin && found[i].created >= found[j].created)
+				leftover = true;
+		if (!leftover && (!chosen || older(&found[i], chosen)))
+			chosen = &found[i];
+	}
+	if (chosen && oldest_noise)
+		check_keys_follow(oldest_noise);
+	result = chosen != NULL;
+	if (result)
+	{
+		memcpy(secret, chosen->value, DP_SEAL_KEY_BYTES);
+		if (found_id)
+			*found_id = (uint64) chosen->id;
+	}
+	explicit_bzero(found, capacity * sizeof(NoiseSecret));
+	pfree(found);
+	return result;
+}
+
 static bool
 find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64 *found_id)
 {
@@ -259,9 +436,12 @@ find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64
 		case SEAL_BY_ID:
 			return scan_secrets(choice, LATEST_SNAPSHOT, wanted_id, secret, found_id) ||
 				scan_secrets(choice, STATEMENT_SNAPSHOT, wanted_id, secret, found_id);
-		default:
-			return scan_secrets(choice, STATEMENT_SNAPSHOT, 0, secret, found_id);
+		case OLDEST_TABLE_NOISE:
+			return find_noise_secret(true, secret, found_id);
+		case OLDEST_NOISE:
+			return find_noise_secret(false, secret, found_id);
 	}
+	return false;
 }
 
 void
