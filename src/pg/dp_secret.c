@@ -136,11 +136,11 @@ reading_snapshot(void)
  * How each choice reads the table.  Sealing: the newest secret as of now,
  * whatever the transaction's snapshot, under a lock that keeps a rotation
  * from committing until this transaction ends (see the head comment).
- * Opening by id: also as of now, since a transaction whose snapshot
- * predates a rotation seals under the new secret and must open what it
- * sealed; then, failing that, through the statement's snapshot, which still
- * sees a secret dropped after it was taken.  Noise: through the statement's
- * snapshot, as before.
+ * Opening by id: through the statement's snapshot, which still sees a
+ * secret dropped after it was taken; failing that, as of now, since a
+ * transaction whose snapshot predates a rotation seals under the new secret
+ * and must open what it sealed.  Noise: through the statement's snapshot,
+ * as before.
  */
 typedef enum SecretSnapshot
 {
@@ -434,8 +434,8 @@ find_secret(SecretChoice choice, uint64 wanted_id, unsigned char *secret, uint64
 		case NEWEST_SEAL:
 			return scan_secrets(choice, LATEST_SNAPSHOT, 0, secret, found_id);
 		case SEAL_BY_ID:
-			return scan_secrets(choice, LATEST_SNAPSHOT, wanted_id, secret, found_id) ||
-				scan_secrets(choice, STATEMENT_SNAPSHOT, wanted_id, secret, found_id);
+			return scan_secrets(choice, STATEMENT_SNAPSHOT, wanted_id, secret, found_id) ||
+				scan_secrets(choice, LATEST_SNAPSHOT, wanted_id, secret, found_id);
 		case OLDEST_TABLE_NOISE:
 			return find_noise_secret(true, secret, found_id);
 		case OLDEST_NOISE:
