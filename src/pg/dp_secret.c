@@ -190,9 +190,19 @@ scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
 	TimestampTz best_time = 0;
 	int64		best_id = 0;
 
-	/* taken after the lock: it sees every rotation that committed before */
-	snapshot = RegisterSnapshot(when == LATEST_SNAPSHOT ? GetLatestSnapshot() :
-								reading_snapshot());
+	/*
+	 * Taken after the lock: it sees every rotation that committed before.
+	 * A fresh catalog snapshot rather than GetLatestSnapshot(), which
+	 * refuses to run in parallel mode, where a parallel query's leader is
+	 * while it evaluates our (parallel restricted) functions above a Gather.
+	 */
+	if (when == LATEST_SNAPSHOT)
+	{
+		InvalidateCatalogSnapshot();
+		snapshot = RegisterSnapshot(GetCatalogSnapshot(RelationGetRelid(relation)));
+	}
+	else
+		snapshot = RegisterSnapshot(reading_snapshot());
 	scan = table_beginscan(relation, snapshot, 0, NULL);
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
