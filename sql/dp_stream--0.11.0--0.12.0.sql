@@ -79,4 +79,37 @@ DELETE FROM pg_catalog.pg_statistic
    AND staattnum = (SELECT attnum FROM pg_catalog.pg_attribute
                     WHERE attrelid = 'dp_stream.secrets'::regclass AND attname = 'secret');
 
+-- A schema where other roles can create objects is no place for the
+-- extension's functions: a better-matching overload planted next to them
+-- (public.dp_hybrid(numeric, integer), say) runs with the rights of whoever
+-- types the docs' examples (README.md, "Install into an existing
+-- PostgreSQL").  Warn at CREATE EXTENSION and at the update when a role that
+-- is not a superuser owns the schema (public belongs to the database's
+-- owner) or may create in it.
+DO $$
+DECLARE
+  writer text;
+BEGIN
+  SELECT CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE r.rolname::text END INTO writer
+  FROM pg_catalog.pg_namespace n
+  CROSS JOIN LATERAL (
+      SELECT n.nspowner AS grantee
+      UNION ALL
+      SELECT a.grantee FROM pg_catalog.aclexplode(n.nspacl) a WHERE a.privilege_type = 'CREATE'
+  ) g
+  LEFT JOIN pg_catalog.pg_roles r
+    ON r.oid = CASE WHEN g.grantee = 'pg_database_owner'::regrole
+                    THEN (SELECT datdba FROM pg_catalog.pg_database
+                          WHERE datname = pg_catalog.current_database())
+                    ELSE g.grantee END
+  WHERE n.oid = '@extschema@'::regnamespace AND (g.grantee = 0 OR NOT r.rolsuper)
+  ORDER BY 1 LIMIT 1;
+  IF FOUND THEN
+    RAISE WARNING 'dp_stream is installed in schema %, where role % can create functions',
+                  '@extschema@', writer
+      USING DETAIL = 'A function created there that matches a call better than dp_stream''s runs with the rights of whoever makes the call.',
+            HINT = 'Install it into a schema only superusers can write, and keep writable schemas off privileged roles'' search_path: CREATE SCHEMA dp; CREATE EXTENSION dp_stream SCHEMA dp; (README.md).';
+  END IF;
+END $$;
+
 -- ===== end of section: secrets, rotation, restore, install =====

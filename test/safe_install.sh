@@ -19,7 +19,8 @@
 #     an error;
 #   - the control, `CREATE EXTENSION dp_stream;` as README.md said before
 #     0.12.0: planted functions run (so the plant works; with that README,
-#     the first test fails).
+#     the first test fails), and CREATE EXTENSION warns (0.12.0) that the
+#     owner can create functions in public.
 #
 # Runs in the cluster of scripts/test.sh (PGHOST, PGPORT, PGUSER of a
 # superuser); creates and drops its own databases and roles.  Prints TAP.
@@ -59,7 +60,7 @@ blocks() {
   ' "$1"
 }
 
-echo "1..4"
+echo "1..5"
 
 # the roles README.md grants to, unless they exist; the owner, no superuser
 for role in reporting_job analyst; do
@@ -182,4 +183,12 @@ if [ "$old" -gt 0 ]; then
   echo "ok 4 - control: after the pre-0.12.0 install (CREATE EXTENSION dp_stream;) planted functions ran ($old warnings)"
 else
   echo "not ok 4 - control: the planted functions never ran after the old install: the test cannot fail"
+fi
+
+if grep -q "WARNING:  dp_stream is installed in schema public, where role $owner can create functions" \
+     "$work/old.install.out" && ! grep -q WARNING "$work/documented.install.out"; then
+  echo "ok 5 - the old install warns that the database owner can create functions in public; the documented one does not"
+else
+  echo "not ok 5 - no warning at the old install, or one at the documented install"
+  sed 's/^/# /' "$work/old.install.out" "$work/documented.install.out" | head -10
 fi
