@@ -108,7 +108,7 @@ BEGIN
     RAISE WARNING 'dp_stream is installed in schema %, where role % can create functions',
                   '@extschema@', writer
       USING DETAIL = 'A function created there that matches a call better than dp_stream''s runs with the rights of whoever makes the call.',
-            HINT = 'Install it into a schema only superusers can write, and keep writable schemas off privileged roles'' search_path: CREATE SCHEMA dp; CREATE EXTENSION dp_stream SCHEMA dp; (README.md).';
+            HINT = 'Install it into a schema only superusers can write (CREATE SCHEMA dp; CREATE EXTENSION dp_stream SCHEMA dp;), or make this one such a schema (ALTER SCHEMA ... OWNER TO a superuser; REVOKE CREATE), and keep writable schemas off privileged roles'' search_path (README.md).';
   END IF;
 END $$;
 
