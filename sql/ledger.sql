@@ -74,22 +74,23 @@ SELECT dp_stream.ledger_amount(1, 'sideways');
 
 -- 2. create_key refuses, before registering or charging anything, a
 -- computation no aggregate can run (0.11.0 registered and charged these).
-SELECT dp_stream.create_budget('ledger_keys', 4);
-SELECT dp_stream.create_key('ledger_bad_order', dp_hybrid(1), 'ledger_keys',
+SELECT dp_stream.create_budget('ledger_bad_keys', 4);
+SELECT dp_stream.create_key('ledger_bad_order', dp_hybrid(1), 'ledger_bad_keys',
                             statistic => 'sum', lower => 10, upper => 0);
-SELECT dp_stream.create_key('ledger_bad_infinite', dp_hybrid(1), 'ledger_keys',
+SELECT dp_stream.create_key('ledger_bad_infinite', dp_hybrid(1), 'ledger_bad_keys',
                             statistic => 'average', lower => '-Infinity', upper => 0);
-SELECT dp_stream.create_key('ledger_bad_nan', dp_hybrid(1), 'ledger_keys',
+SELECT dp_stream.create_key('ledger_bad_nan', dp_hybrid(1), 'ledger_bad_keys',
                             statistic => 'variance', lower => 0, upper => 'NaN');
-SELECT dp_stream.create_key('ledger_bad_integers', dp_hybrid(1), 'ledger_keys',
+SELECT dp_stream.create_key('ledger_bad_integers', dp_hybrid(1), 'ledger_bad_keys',
                             statistic => 'average', lower => 0, upper => 7, integer_values => true);
-SELECT dp_stream.create_key('ledger_bad_missing', dp_hybrid(1), 'ledger_keys', statistic => 'sum');
+SELECT dp_stream.create_key('ledger_bad_missing', dp_hybrid(1), 'ledger_bad_keys', statistic => 'sum');
 SELECT count(*) AS bad_keys_registered FROM dp_stream.keys WHERE key LIKE 'ledger_bad%';
-SELECT * FROM dp_stream.budget('ledger_keys');
+SELECT * FROM dp_stream.budget('ledger_bad_keys');
 
 -- 3. A key registered, used and rolled back: the use is refused inside the
 -- registering transaction (0.11.0 drew the releases and the rollback then
 -- removed the charge), and nothing stays charged.
+SELECT dp_stream.create_budget('ledger_keys', 4);
 BEGIN;
 SELECT dp_stream.create_key('ledger_rolled_back', dp_binary(1, 64), 'ledger_keys');
 SELECT code, message FROM ledger_error($$
