@@ -157,6 +157,19 @@ count_tap "$log_dir/cron.tap" "$cron_status" cron
 echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
 [ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
 
+# ---- ledger under load ----
+# The privacy-budget ledger at every isolation level under pgbench (8
+# clients as a LOGIN administrator, serialization failures retried): exactly
+# the charges that fit, none past the budget.  Runs in the cluster above, in
+# a database of its own (test/ledger_load.sh); prints TAP.
+echo "== ledger under load (test/ledger_load.sh)"
+test/ledger_load.sh >"$log_dir/ledger_load.tap" 2>&1
+ledger_load_status=$?
+count_tap "$log_dir/ledger_load.tap" "$ledger_load_status" ledger_load
+echo "ledger_load: $(grep -cE '^ok' "$log_dir/ledger_load.tap") ok, $(grep -cE '^not ok' "$log_dir/ledger_load.tap") not ok"
+[ "$ledger_load_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/ledger_load.tap" | head -20
+# ---- end of ledger under load ----
+
 echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
