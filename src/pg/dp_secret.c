@@ -236,13 +236,13 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
  * guessed version of the real data and compare.  A role that may not use a
  * key is told exactly what it is told for a key that does not exist, and
  * nothing else: which keys exist, and for which roles, is the registry's
- * (readable by dp_stream_admin), not every role's.  The whole table is read
- * either way, so the time taken does not tell the two apart either.
+ * (readable by dp_stream_admin), not every role's.  The scan reads the
+ * whole table either way, without stopping where the key is found.
  *
  * Why committed: registering charges the key's epsilon in the registering
  * transaction.  Releases drawn under the key in that transaction would
- * survive its rollback (they were seen) while the charge would not, and the
- * key could then be registered again, or never: noise drawn for nothing.
+ * survive its rollback (they were seen) while the charge would not: they
+ * would have spent epsilon that no budget holds.
  *
  * Why the computation: the content that keys a term is the data as the
  * computation encodes it, so the same data under other bounds, or as
