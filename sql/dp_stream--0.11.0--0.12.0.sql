@@ -54,10 +54,11 @@ BEGIN
   -- the decimal that was typed, to 12 places
   total := dp_stream.ledger_amount(total_epsilon, 'nearest');
   IF total = 0 THEN
-    RAISE EXCEPTION 'total_epsilon must be at least 1e-12'
+    RAISE EXCEPTION 'total_epsilon is too small for the ledger'
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('total_epsilon was %s; the ledger counts epsilon in units of 1e-12, a total rounded to nearest.',
-                            total_epsilon);
+            DETAIL = format('total_epsilon was %s; the ledger counts epsilon in units of 1e-12 and rounds a total to the nearest unit, here 0.',
+                            total_epsilon),
+            HINT = 'Give a total of at least 1e-12.';
   END IF;
   INSERT INTO dp_stream.budgets (dataset, total_epsilon) VALUES (dataset, total);
 EXCEPTION WHEN unique_violation THEN
