@@ -184,6 +184,18 @@ count_tap "$log_dir/safe_install.tap" "$safe_install_status" safe_install
 echo "safe_install: $(grep -cE '^ok' "$log_dir/safe_install.tap") ok, $(grep -cE '^not ok' "$log_dir/safe_install.tap") not ok"
 [ "$safe_install_status" -ne 0 ] && grep -E '^(not ok|# )' "$log_dir/safe_install.tap" | head -20
 # ---- end of safe install ----
+# ---- ledger under load ----
+# The privacy-budget ledger at every isolation level under pgbench (8
+# clients as a LOGIN administrator, serialization failures retried): exactly
+# the charges that fit, none past the budget.  Runs in the cluster above, in
+# a database of its own (test/ledger_load.sh); prints TAP.
+echo "== ledger under load (test/ledger_load.sh)"
+test/ledger_load.sh >"$log_dir/ledger_load.tap" 2>&1
+ledger_load_status=$?
+count_tap "$log_dir/ledger_load.tap" "$ledger_load_status" ledger_load
+echo "ledger_load: $(grep -cE '^ok' "$log_dir/ledger_load.tap") ok, $(grep -cE '^not ok' "$log_dir/ledger_load.tap") not ok"
+[ "$ledger_load_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/ledger_load.tap" | head -20
+# ---- end of ledger under load ----
 
 echo "== pgTAP"
 createdb dp_stream_tap

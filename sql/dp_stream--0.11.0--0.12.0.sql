@@ -26,6 +26,136 @@
 
 -- ===== section: repeatable noise and the ledger =====
 
+-- The ledger's amounts (src/pg/dp_ledger.c): an epsilon given as a double,
+-- its exact value rounded to a multiple of 1e-12: up for a charge (what a
+-- mechanism spends is its double), to nearest for a budget's total (the
+-- decimal that was typed).  epsilon::numeric kept 15 significant digits,
+-- rounded to nearest, so a charge could be recorded below what the
+-- mechanism spends (and 1e-320 printed 330 digits).
+CREATE FUNCTION dp_stream.ledger_amount(epsilon float8, rounding text) RETURNS numeric
+    AS 'MODULE_PATHNAME', 'dp_ledger_amount' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dp_stream.ledger_amount(float8, text) IS
+    'epsilon as the ledger records it: its exact value rounded (up, down or nearest) to a multiple of 1e-12';
+
+CREATE OR REPLACE FUNCTION dp_stream.create_budget(dataset text, total_epsilon float8)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  total numeric;
+BEGIN
+  IF dataset IS NULL OR total_epsilon IS NULL THEN
+    RAISE EXCEPTION 'dataset and total_epsilon must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT (total_epsilon > 0 AND total_epsilon < 'Infinity') THEN
+    RAISE EXCEPTION 'total_epsilon must be positive and finite'
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = format('total_epsilon was %s.', total_epsilon);
+  END IF;
+  -- the decimal that was typed, to 12 places
+  total := dp_stream.ledger_amount(total_epsilon, 'nearest');
+  IF total = 0 THEN
+    RAISE EXCEPTION 'total_epsilon is too small for the ledger'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('total_epsilon was %s; the ledger counts epsilon in units of 1e-12 and rounds a total to the nearest unit, here 0.',
+                            total_epsilon),
+            HINT = 'Give a total of at least 1e-12.';
+  END IF;
+  INSERT INTO dp_stream.budgets (dataset, total_epsilon) VALUES (dataset, total);
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'budget "%" already exists', dataset USING ERRCODE = 'duplicate_object';
+END $$;
+
+-- Charges epsilon against a dataset's budget, or refuses (nothing charged).
+-- The budget's row is UPDATEd (to itself), not only locked: a lock alone
+-- makes a concurrent charge wait, but under REPEATABLE READ or SERIALIZABLE
+-- the waiter then goes on with its old snapshot, which lacks the charge it
+-- waited for, and overspends.  After an update, PostgreSQL refuses the
+-- waiter (and any transaction whose snapshot predates a charge it did not
+-- see) with a serialization failure (40001), to be retried; under READ
+-- COMMITTED the waiter reads the committed charges afresh.  A real column
+-- (say spent_epsilon) would do the same, but a 0.11.0 dump restored here
+-- would leave it at 0 beside the restored charges, and a 0.12.0 dump would
+-- no longer restore into an older version: the charges stay the ledger.
+CREATE OR REPLACE FUNCTION dp_stream.charge(dataset text, epsilon float8, purpose text)
+RETURNS numeric
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  total numeric;
+  spent numeric;
+  amount numeric;
+BEGIN
+  IF dataset IS NULL OR epsilon IS NULL OR purpose IS NULL THEN
+    RAISE EXCEPTION 'dataset, epsilon and purpose must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT (epsilon > 0 AND epsilon < 'Infinity') THEN
+    RAISE EXCEPTION 'a charge must be positive and finite'
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = format('epsilon was %s.', epsilon);
+  END IF;
+  -- rounded up: the ledger never records less than is spent
+  amount := dp_stream.ledger_amount(epsilon, 'up');
+  -- a charge must survive a crash (see advance)
+  PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+  UPDATE dp_stream.budgets AS b SET total_epsilon = b.total_epsilon
+   WHERE b.dataset = charge.dataset
+  RETURNING b.total_epsilon INTO total;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'budget "%" does not exist', dataset
+      USING ERRCODE = 'undefined_object', HINT = 'Create it with dp_stream.create_budget().';
+  END IF;
+  SELECT coalesce(sum(c.epsilon), 0) INTO spent FROM dp_stream.charges AS c WHERE c.dataset = charge.dataset;
+  IF spent + amount > total THEN
+    RAISE EXCEPTION 'privacy budget of "%" exceeded', dataset
+      USING ERRCODE = 'insufficient_resources',
+            DETAIL = format('%s is spent of %s; %s more was asked for %s.', spent, total, amount, purpose),
+            HINT = 'Spend less epsilon, or raise the budget deliberately (it bounds what all releases of the dataset reveal together).';
+  END IF;
+  INSERT INTO dp_stream.charges (dataset, epsilon, purpose) VALUES (dataset, amount, purpose);
+  RETURN total - spent - amount;
+END $$;
+
+-- create_key checks, before anything is registered or charged, that the
+-- computation it names is one an aggregate can run: bounds finite and in
+-- order, and a mechanism that suits the statistic (the checks of
+-- dp_statistic_new, the same as the aggregates'); integer values only for
+-- sums with integer bounds.  0.11.0 registered and charged keys (lower 10,
+-- upper 0; -Infinity; NaN) that nothing could ever draw under.
+CREATE OR REPLACE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism,
+                                                dataset text DEFAULT NULL, used_by regrole DEFAULT NULL,
+                                                statistic text DEFAULT 'count', lower float8 DEFAULT NULL,
+                                                upper float8 DEFAULT NULL, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF key IS NULL OR mechanism IS NULL OR statistic IS NULL THEN
+    RAISE EXCEPTION 'key, mechanism and statistic must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF statistic <> 'count' THEN
+    IF lower IS NULL OR upper IS NULL THEN
+      RAISE EXCEPTION 'a % key needs lower and upper', statistic
+        USING ERRCODE = 'null_value_not_allowed',
+              HINT = 'Pass the bounds the computation clamps its values into.';
+    END IF;
+    PERFORM @extschema@.dp_statistic_new(statistic, lower, upper, mechanism);
+    IF coalesce(integer_values, false)
+       AND (statistic <> 'sum' OR lower <> floor(lower) OR upper <> floor(upper)) THEN
+      RAISE EXCEPTION 'integer values are computed by sums with integer bounds only'
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = format('statistic was %s, lower %s, upper %s.', statistic, lower, upper),
+              HINT = 'Leave integer_values out for an average or a variance, or for real bounds.';
+    END IF;
+  END IF;
+  -- the default role is the caller's current role (under SET ROLE too):
+  -- this function runs as the caller, register_key as the owner
+  RETURN dp_stream.register_key(key, mechanism, dataset,
+                                coalesce(used_by, current_user::regrole),
+                                dp_stream.key_computes(statistic, lower, upper,
+                                                       coalesce(integer_values, false)));
+END $$;
+
+
 -- ===== end of section: repeatable noise and the ledger =====
 
 

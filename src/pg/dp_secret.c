@@ -42,6 +42,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -466,17 +467,28 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
 /*
  * Finds the registration of a keyed mechanism's key (the key is the primary
  * key of dp_stream.keys) and checks it, in this order: the current user must
- * have the privileges of the role it was registered for (before anything
- * about the registration is told); the key must be registered with exactly
- * this mechanism; and, unless `computes` is NULL (a push on a stored keyed
- * state, whose noise key is fixed already), for exactly this computation.
+ * have the privileges of the role it was registered for; the registration
+ * must be committed; the key must be registered with exactly this mechanism;
+ * and, unless `computes` is NULL (a push on a stored keyed state, whose
+ * noise key is fixed already), for exactly this computation.
  *
  * Why the role: keyed noise is the same for the same data, so whoever can
  * draw under a key on data of their choosing can recompute a release for a
- * guessed version of the real data and compare.  Why the computation: the
- * content that keys a term is the data as the computation encodes it, so
- * the same data under other bounds, or as integers instead of reals, would
- * get fresh noise, and averaging such releases would remove it.
+ * guessed version of the real data and compare.  A role that may not use a
+ * key is told exactly what it is told for a key that does not exist, and
+ * nothing else: which keys exist, and for which roles, is the registry's
+ * (readable by dp_stream_admin), not every role's.  The scan reads the
+ * whole table either way, without stopping where the key is found.
+ *
+ * Why committed: registering charges the key's epsilon in the registering
+ * transaction.  Releases drawn under the key in that transaction would
+ * survive its rollback (they were seen) while the charge would not: they
+ * would have spent epsilon that no budget holds.
+ *
+ * Why the computation: the content that keys a term is the data as the
+ * computation encodes it, so the same data under other bounds, or as
+ * integers instead of reals, would get fresh noise, and averaging such
+ * releases would remove it.
  */
 static void
 check_registration(const dp_mechanism *mechanism, const char *computes)
@@ -487,6 +499,7 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 	HeapTuple	tuple;
 	bool		found = false;
 	bool		same_mechanism = false;
+	bool		registered_here = false;
 	char	   *registered_computes = NULL;
 	Oid			used_by = InvalidOid;
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
@@ -505,34 +518,40 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 		CHECK_FOR_INTERRUPTS();
 		if (null_name || null_mechanism || null_role || null_computes)
 			continue;
-		if (strcmp(TextDatumGetCString(name), mechanism->key) != 0)
+		if (strcmp(TextDatumGetCString(name), mechanism->key) != 0 || found)
 			continue;
 		found = true;
 		same_mechanism = dp_mechanism_datum_equals(stored, mechanism);
 		used_by = DatumGetObjectId(role);
 		registered_computes = TextDatumGetCString(stored_computes);
-		break;
+		/* written by this transaction (or one of its subtransactions) */
+		registered_here = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
 	}
 	table_endscan(scan);
 	table_close(relation, AccessShareLock);
 
-	if (!found)
+	/* one message for "no such key" and "not yours": neither tells which */
+	if (!found || !has_privs_of_role(GetUserId(), used_by))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("key \"%s\" is not registered", mechanism->key),
-				 errhint("An administrator registers a key, and charges its epsilon to a budget, "
-						 "with dp_stream.create_key(key, mechanism, dataset).")));
-	if (!has_privs_of_role(GetUserId(), used_by))
+				 errmsg("key \"%s\" is not registered for the current role", mechanism->key),
+				 errdetail("A role may draw noise only under a key registered for a role "
+						   "whose privileges it has: keyed noise is the same for the same "
+						   "data, so whoever may compute a keyed release over data of their "
+						   "choosing can test guesses about the real data."),
+				 errhint("An administrator registers a key for a role, and charges its "
+						 "epsilon to a budget, with dp_stream.create_key(key, mechanism, "
+						 "dataset, used_by => role); other roles read what the key's role "
+						 "published.")));
+	if (registered_here)
 		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("only role \"%s\" may draw noise under key \"%s\"",
-						GetUserNameFromId(used_by, true) ? GetUserNameFromId(used_by, true) : "?",
-						mechanism->key),
-				 errdetail("Keyed noise is the same for the same data: whoever may compute a "
-						   "keyed release over data of their choosing can test guesses about "
-						   "the real data."),
-				 errhint("Read what the key's role published (a table or materialized view "
-						 "of its releases).")));
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("key \"%s\" was registered in this transaction", mechanism->key),
+				 errdetail("Its registration, and the charge of its epsilon, are undone if the "
+						   "transaction rolls back, while releases drawn under it would "
+						   "already have been seen."),
+				 errhint("Commit the registration (dp_stream.create_key) first, then draw "
+						 "noise under the key in another transaction.")));
 	dp_mechanism_to_text(mechanism, mechanism_text, sizeof(mechanism_text));
 	if (!same_mechanism)
 		ereport(ERROR,
