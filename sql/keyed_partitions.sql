@@ -91,6 +91,9 @@ SELECT dp_stream.create_key('ward_average', dp_hybrid(epsilon => 1.0), 'wards',
 SELECT dp_stream.create_key('ward_variance', dp_hybrid(epsilon => 1.0), 'wards',
                             used_by => 'kp_publisher', statistic => 'variance',
                             lower => 0, upper => 3) IS NOT NULL AS registered;
+SELECT dp_stream.create_key('ward_sum', dp_hybrid(epsilon => 1.0), 'wards',
+                            used_by => 'kp_publisher', statistic => 'sum',
+                            lower => 0, upper => 3, integer_values => true) IS NOT NULL AS registered;
 RESET ROLE;
 
 -- 3. The view of 0.11.0, one key over 30 PARTITION BY partitions, is refused.
@@ -260,6 +263,13 @@ SELECT kp_refusal($q$
            OVER (PARTITION BY ward ORDER BY day)
   FROM kp_raw.admissions $q$);
 SELECT kp_refusal($q$
+  SELECT dp_variance(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_variance'))
+           OVER (PARTITION BY ward ORDER BY day)
+  FROM kp_raw.admissions $q$);
+SELECT kp_refusal($q$
+  SELECT ward, dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_sum') ORDER BY day)
+  FROM kp_raw.admissions GROUP BY ward $q$);
+SELECT kp_refusal($q$
   SELECT ward, dp_avg_state(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average') ORDER BY day)
   FROM kp_raw.admissions GROUP BY ward $q$);
 SELECT kp_refusal($q$
@@ -269,10 +279,13 @@ SELECT kp_refusal($q$
 -- with the partition, each is accepted; the noisy sums of day 50 differ
 -- between wards (real-valued noise: equal ones have probability 0)
 SELECT count(*) AS rows, count(w.a) > 0 AS averages,
-       count(DISTINCT (w.s).sum) >= 22 AS distinct_sums_day_50
+       count(DISTINCT (w.s).sum) >= 22 AS distinct_sums_day_50,
+       count(w.i) AS integer_sums
 FROM (SELECT ward, day,
              dp_avg(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average', partition => ward))
                OVER (PARTITION BY ward ORDER BY day) AS a,
+             dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_sum', partition => ward))
+               OVER (PARTITION BY ward ORDER BY day) AS i,
              dp_summary(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_variance', partition => ward))
                OVER (PARTITION BY ward ORDER BY day) AS s
       FROM kp_raw.admissions) w
