@@ -245,7 +245,6 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 {
 	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
 	StringInfoData buffer;
-
 	bool		partition = dp_mechanism_has_partition(mechanism);
 
 	pq_begintypsend(&buffer);

@@ -325,10 +325,11 @@ dp_keyed_check_user(const dp_mechanism *mechanism)
  * (partition=... in its text, 0.12.0), so that the partitions of one
  * publication draw independent noise; a mechanism without one has the text,
  * and so the noise, it had before.  The registration is checked without the
- * partition: a key is registered once for all its partitions.  Returns
- * whether its terms are drawn by the table
- * sampler: they are when the database has a "table_noise" secret (0.11.0:
- * installed where no key had been registered yet, or made by
+ * partition: a key is registered once for all its partitions.
+ *
+ * Returns whether its terms are drawn by the table sampler: they are when
+ * the database has a "table_noise" secret (0.11.0: installed where no key
+ * had been registered yet, or made by
  * dp_stream.use_table_sampler_for_keyed_noise()), whose key then replaces
  * the "noise" secret's, so the two samplers never draw under one key.
  */
