@@ -525,14 +525,16 @@ dp_keyed_option(PG_FUNCTION_ARGS)
 }
 
 /*
- * The text that names a partition.  Only types whose output does not depend
+ * The output function of the text that names a partition, in fn_mcxt (the
+ * type is the call site's: it does not change from row to row).  Only
+ * types whose output does not depend
  * on a setting are taken: with DateStyle, TimeZone, extra_float_digits or
  * bytea_output in the text, the same partition refreshed under another
  * setting would draw fresh noise, and readers of the refreshed view could
  * average it away.
  */
-static char *
-partition_text(FunctionCallInfo fcinfo, int argno)
+static void
+partition_output(FunctionCallInfo fcinfo, int argno, FmgrInfo *output_info)
 {
 	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	Oid			base = OidIsValid(type) ? getBaseType(type) : InvalidOid;
@@ -564,7 +566,7 @@ partition_text(FunctionCallInfo fcinfo, int argno)
 							 "to_char(day, 'YYYY-MM-DD').")));
 	}
 	getTypeOutputInfo(type, &output, &varlena);
-	return OidOutputFunctionCall(output, PG_GETARG_DATUM(argno));
+	fmgr_info_cxt(output, output_info, fcinfo->flinfo->fn_mcxt);
 }
 
 /*
@@ -590,6 +592,27 @@ partition_digest(const char *text, size_t length, unsigned char *digest)
 }
 
 /*
+ * The last call's arguments and result, in fn_mcxt: with `partition =>
+ * ward`, the function runs once per row, and consecutive rows mostly have
+ * the same ward.
+ */
+typedef struct PartitionCache
+{
+	FmgrInfo	output;			/* of the partition's type */
+	bytea	   *mechanism;
+	text	   *key;
+	char	   *partition;
+	bytea	   *result;
+} PartitionCache;
+
+static bool
+same_bytes(const struct varlena *cached, const struct varlena *value)
+{
+	return VARSIZE_ANY_EXHDR(cached) == VARSIZE_ANY_EXHDR(value) &&
+		memcmp(VARDATA_ANY(cached), VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)) == 0;
+}
+
+/*
  * dp_keyed(mechanism, key, partition): dp_keyed(mechanism, key) for one
  * partition of a publication (docs/keyed_noise.md).  The partition's text
  * enters the noise derivation through a digest; the key's registration does
@@ -600,9 +623,13 @@ partition_digest(const char *text, size_t length, unsigned char *digest)
 Datum
 dp_keyed_partition_option(PG_FUNCTION_ARGS)
 {
+	PartitionCache *cache = (PartitionCache *) fcinfo->flinfo->fn_extra;
+	bytea	   *mechanism_bytes;
+	text	   *key;
 	Datum		keyed;
 	dp_mechanism mechanism;
-	char	   *text;
+	char	   *partition;
+	MemoryContext old_context;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
@@ -612,13 +639,49 @@ dp_keyed_partition_option(PG_FUNCTION_ARGS)
 				 errmsg("the partition of a keyed mechanism must not be null"),
 				 errhint("Name every partition, e.g. partition => coalesce(ward, 'unknown'), "
 						 "or leave partition out for a stream of one partition.")));
-	keyed = DirectFunctionCall2(dp_keyed_option, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PartitionCache));
+		partition_output(fcinfo, 2, &cache->output);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	mechanism_bytes = PG_GETARG_BYTEA_PP(0);
+	key = PG_GETARG_TEXT_PP(1);
+	partition = OutputFunctionCall(&cache->output, PG_GETARG_DATUM(2));
+	if (cache->result != NULL && same_bytes(cache->mechanism, mechanism_bytes) &&
+		same_bytes(cache->key, key) && strcmp(cache->partition, partition) == 0)
+	{
+		pfree(partition);
+		PG_RETURN_BYTEA_P(DatumGetByteaPCopy(PointerGetDatum(cache->result)));
+	}
+
+	keyed = DirectFunctionCall2(dp_keyed_option, PointerGetDatum(mechanism_bytes),
+								PointerGetDatum(key));
 	mechanism = *dp_mechanism_from_datum(keyed);
-	text = partition_text(fcinfo, 2);
-	partition_digest(text, strlen(text), mechanism.partition);
-	pfree(text);
+	partition_digest(partition, strlen(partition), mechanism.partition);
 	check_mechanism(&mechanism);
-	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+	keyed = dp_mechanism_to_datum(&mechanism);
+
+	/*
+	 * Keep it for the next row, in place of the last one.  The result is set
+	 * last: a cache whose copy failed half-way is an empty one.
+	 */
+	if (cache->result != NULL)
+	{
+		pfree(cache->result);
+		cache->result = NULL;
+		pfree(cache->mechanism);
+		pfree(cache->key);
+		pfree(cache->partition);
+	}
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	cache->mechanism = DatumGetByteaPCopy(PointerGetDatum(mechanism_bytes));
+	cache->key = DatumGetTextPCopy(PointerGetDatum(key));
+	cache->partition = pstrdup(partition);
+	cache->result = DatumGetByteaPCopy(keyed);
+	MemoryContextSwitchTo(old_context);
+	pfree(partition);
+	PG_RETURN_DATUM(keyed);
 }
 
 /* Errors of the functions that answer from a mechanism alone. */
