@@ -64,21 +64,23 @@ ROLLBACK TO reference_sampler;
 SELECT dp_keyed(dp_binary(1.0, 20, 5), 'pin_count');
 
 -- 2. The roles: an administrator registers the key for the publisher; the
--- publisher reads the raw data and publishes; the reader reads the view
--- and knows every ward's data but ward 1's.
+-- publisher reads the raw data and publishes; the reader may SELECT the
+-- published view only, and knows every ward's data but ward 1's (a table
+-- of its own: what it learnt elsewhere).
 CREATE ROLE kp_admin LOGIN IN ROLE dp_stream_admin;
 CREATE ROLE kp_publisher LOGIN;
 CREATE ROLE kp_reader LOGIN;
 CREATE SCHEMA kp_raw;
 CREATE SCHEMA kp AUTHORIZATION kp_publisher;
-GRANT USAGE ON SCHEMA kp_raw TO kp_publisher, kp_reader;
+CREATE SCHEMA kp_known AUTHORIZATION kp_reader;
+GRANT USAGE ON SCHEMA kp_raw TO kp_publisher;
 -- admissions per ward and day, 0 to 3
 CREATE TABLE kp_raw.admissions AS
   SELECT w AS ward, d AS day, abs(hashint4(w * 1000 + d)) % 4 AS n
   FROM generate_series(1, 30) w, generate_series(1, 50) d;
-CREATE VIEW kp_raw.other_wards AS SELECT * FROM kp_raw.admissions WHERE ward <> 1;
 GRANT SELECT ON kp_raw.admissions TO kp_publisher;
-GRANT SELECT ON kp_raw.other_wards TO kp_reader;
+CREATE TABLE kp_known.other_wards AS SELECT * FROM kp_raw.admissions WHERE ward <> 1;
+ALTER TABLE kp_known.other_wards OWNER TO kp_reader;
 
 SET ROLE kp_admin;
 SELECT dp_stream.create_budget('wards', 10);
@@ -142,7 +144,7 @@ noisy AS (
   LEFT JOIN kp.ward_counts p ON p.ward = v.ward AND p.day = v.day - (v.day & -v.day)),
 known AS (
   SELECT o.ward, d.day, sum(o.n) AS data
-  FROM kp_raw.other_wards o
+  FROM kp_known.other_wards o
   JOIN generate_series(1, 50) d(day) ON o.day > d.day - (d.day & -d.day) AND o.day <= d.day
   GROUP BY o.ward, d.day),
 node AS (           -- ward 1's node ending at each day, decoded where a ward matches
