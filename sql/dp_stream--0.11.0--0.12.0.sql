@@ -19,6 +19,18 @@
 
 
 -- ===== section: keys and partitions =====
+-- dp_keyed(mechanism, key, partition => value): one key for the partitions
+-- of one publication, each drawing noise of its own (docs/keyed_noise.md).
+-- Not STRICT: a NULL partition is refused with its own message.  A query
+-- that draws under one key and partition for two streams with different
+-- data is refused by the aggregates themselves (0A000).
+CREATE FUNCTION @extschema@.dp_keyed(mechanism @extschema@.dp_mechanism, key text,
+                                     partition anycompatible)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_keyed_partition_option' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_keyed(@extschema@.dp_mechanism, text, anycompatible) IS
+    'the mechanism with keyed noise under a registered key, for one partition of a publication '
+    '(text, integer, numeric, boolean or uuid); the partition enters the noise, not the registration';
 
 -- ===== end of section: keys and partitions =====
 

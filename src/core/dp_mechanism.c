@@ -111,6 +111,12 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "key";
 		return DP_ERROR_KEY;
 	}
+	/* a partition only chooses among a key's noise streams */
+	if (dp_mechanism_has_partition(mechanism) && !(mechanism->flags & DP_FLAG_KEYED))
+	{
+		*field = "partition";
+		return DP_ERROR_KEY;
+	}
 	if ((mechanism->flags & DP_FLAG_PERSON) ?
 		(mechanism->contributions < 1 || mechanism->contributions > DP_MAX_PER_STEP_MAX) :
 		(mechanism->contributions != 0 || (mechanism->flags & DP_FLAG_PER_OBSERVATION)))
@@ -201,6 +207,12 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	if (mechanism->flags & DP_FLAG_KEYED)
 		length += snprintf(buffer + length, size - length, ",key=%.*s",
 						   DP_KEY_NAME_MAX, mechanism->key);
+	if (dp_mechanism_has_partition(mechanism))
+	{
+		length += snprintf(buffer + length, size - length, ",partition=");
+		for (int i = 0; i < DP_PARTITION_BYTES; i++)
+			length += snprintf(buffer + length, size - length, "%02x", mechanism->partition[i]);
+	}
 	if (mechanism->flags & DP_FLAG_PERSON)
 		length += snprintf(buffer + length, size - length, ",contributions=%lld",
 						   (long long) mechanism->contributions);
@@ -227,6 +239,17 @@ parse_flag(const char **cursor, dp_mechanism *mechanism, uint32_t flag)
 	return true;
 }
 
+/* the value of a lower-case hexadecimal digit, else -1 (the text form writes lower case) */
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
 static dp_status
 fail(dp_parse_error *error, const char *field, const char *problem)
 {
@@ -248,7 +271,8 @@ enum
 	SEEN_CONTRIBUTIONS = 1 << 7,
 	SEEN_PER_OBSERVATION = 1 << 8,
 	SEEN_RHO = 1 << 9,
-	SEEN_SHAPE = 1 << 10
+	SEEN_SHAPE = 1 << 10,
+	SEEN_PARTITION = 1 << 11
 };
 
 static const struct
@@ -271,6 +295,7 @@ static const struct
 	{"key", SEEN_KEY},
 	{"contributions", SEEN_CONTRIBUTIONS},
 	{"per_observation", SEEN_PER_OBSERVATION},
+	{"partition", SEEN_PARTITION},
 };
 
 static dp_status
@@ -347,6 +372,27 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		case SEEN_PER_OBSERVATION:
 			if (!parse_flag(cursor, mechanism, DP_FLAG_PER_OBSERVATION))
 				return fail(error, field, "expected true or false");
+			break;
+		case SEEN_PARTITION:
+			{
+				bool		nonzero = false;
+
+				dp_text_skip_blanks(cursor);
+				for (int i = 0; i < DP_PARTITION_BYTES; i++)
+				{
+					int			high = hex_digit((*cursor)[0]);
+					int			low = high < 0 ? -1 : hex_digit((*cursor)[1]);
+
+					if (low < 0)
+						return fail(error, field, "expected 32 hexadecimal digits");
+					mechanism->partition[i] = (unsigned char) (high << 4 | low);
+					nonzero |= mechanism->partition[i] != 0;
+					*cursor += 2;
+				}
+				/* all zero is "no partition": one mechanism, one text */
+				if (!nonzero)
+					return fail(error, field, "all zero");
+			}
 			break;
 		case SEEN_KEY:
 			{

@@ -64,6 +64,13 @@ typedef enum dp_mechanism_kind
 /* A key name: 1 to 63 characters from [A-Za-z0-9_.:-]. */
 #define DP_KEY_NAME_MAX 63
 
+/*
+ * A partition of a keyed publication (dp_keyed(mechanism, key, partition =>
+ * value)): a digest of the value's text, so that any value fits and the
+ * text form needs no quoting.  All zero when no partition is named.
+ */
+#define DP_PARTITION_BYTES 16
+
 /* Largest horizon: 63 tree levels and a step count that fits int64. */
 #define DP_HORIZON_MAX (((int64_t) 1) << 62)
 /* Largest per-step bound: keeps levels * bound below the sensitivity limit. */
@@ -86,7 +93,32 @@ typedef struct dp_mechanism
 	 * to 0.6.0 are prefixes of this struct.
 	 */
 	double		shape;
+	/*
+	 * With DP_FLAG_KEYED, the partition of the publication this stream
+	 * belongs to: it enters the noise derivation, so that partitions under
+	 * one key draw independent noise, but not the key's registration (one
+	 * key is registered once for all its partitions).  Never stored in a
+	 * state: the state's noise key binds it already.
+	 */
+	unsigned char partition[DP_PARTITION_BYTES];
 } dp_mechanism;
+
+/* Whether a partition digest names a partition (is not all zero). */
+static inline bool
+dp_mechanism_has_partition_digest(const unsigned char *partition)
+{
+	for (int i = 0; i < DP_PARTITION_BYTES; i++)
+		if (partition[i] != 0)
+			return true;
+	return false;
+}
+
+/* Whether a partition is named (see dp_mechanism.partition). */
+static inline bool
+dp_mechanism_has_partition(const dp_mechanism *mechanism)
+{
+	return dp_mechanism_has_partition_digest(mechanism->partition);
+}
 
 /*
  * How much neighbouring streams can differ in total, in units of the step
@@ -117,10 +149,12 @@ extern dp_status dp_mechanism_validate(const dp_mechanism *mechanism, const char
 /*
  * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1), with
  * block=B for two_level, pan_private=true / consistent=true when set and
- * key=NAME for a keyed mechanism, contributions=K (person level) and
- * per_observation=true (a statistic's counters).
+ * key=NAME for a keyed mechanism, partition=HEX (32 hexadecimal digits,
+ * the digest) after it, contributions=K (person level) and
+ * per_observation=true (a statistic's counters).  The longest text is
+ * about 360 bytes.
  */
-#define DP_MECHANISM_TEXT_BYTES 320
+#define DP_MECHANISM_TEXT_BYTES 512
 extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size);
 
 /*

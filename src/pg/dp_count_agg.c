@@ -21,7 +21,9 @@ PG_FUNCTION_INFO_V1(dp_count_state_final);
 
 typedef struct CountAggState
 {
-	dp_mechanism mechanism;		/* to refuse a mechanism that changes mid-stream */
+	dp_mechanism mechanism;		/* to refuse a mechanism that changes mid-stream;
+								 * with its partition, which the counter lacks */
+	DpKeyedStream *keyed;		/* the query's reference for a keyed stream */
 	dp_counter *counter;
 } CountAggState;
 
@@ -90,6 +92,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 	status = dp_counter_begin(state->counter, mechanism, false, &field);
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
+	state->keyed = dp_keyed_stream_start(fcinfo, mechanism);
 	return state;
 }
 
@@ -99,6 +102,7 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 	MemoryContext aggregate_context;
 	CountAggState *state;
 	dp_status	status;
+	int64		value;
 
 	if (!AggCheckCallContext(fcinfo, &aggregate_context))
 		ereport(ERROR,
@@ -119,9 +123,9 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 					 errhint("Pass a constant mechanism, or a column that is constant within each partition.")));
 	}
 
-	status = dp_counter_push(state->counter,
-							 dp_step_value(fcinfo, 1, value_type, state->counter),
-							 dp_backend_random());
+	value = dp_step_value(fcinfo, 1, value_type, state->counter);
+	dp_keyed_stream_step(state->keyed, state->counter->steps, DP_KEYED_COUNT, (uint64) value);
+	status = dp_counter_push(state->counter, value, dp_backend_random());
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &state->mechanism);
 	PG_RETURN_POINTER(state);

@@ -140,6 +140,7 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 	dp_status	status;
 	dp_random  *rng;
 	bool		table_sampler;
+	dp_mechanism unpartitioned;
 
 	if (repeatable && (mechanism->flags & DP_FLAG_ZCDP))
 		dp_refuse_repeatable_zcdp();
@@ -147,6 +148,10 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 	{
 		table_sampler = dp_keyed_noise_key(mechanism, "count", noise_key);
 		rng = dp_backend_random();
+		/* the noise key binds the partition; the counter (and a stored state) does not carry it */
+		unpartitioned = *mechanism;
+		memset(unpartitioned.partition, 0, sizeof(unpartitioned.partition));
+		mechanism = &unpartitioned;
 	}
 	else if (repeatable)
 	{

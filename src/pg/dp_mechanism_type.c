@@ -6,9 +6,13 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "miscadmin.h"
+
+#include <sodium.h>
 
 #include "dp_delayed_tree.h"
 #include "dp_gaussian.h"
@@ -30,6 +34,7 @@ PG_FUNCTION_INFO_V1(dp_ppcum_construct);
 PG_FUNCTION_INFO_V1(dp_pan_private_option);
 PG_FUNCTION_INFO_V1(dp_consistent_option);
 PG_FUNCTION_INFO_V1(dp_keyed_option);
+PG_FUNCTION_INFO_V1(dp_keyed_partition_option);
 PG_FUNCTION_INFO_V1(dp_person_level_option);
 PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_mechanism_epsilon);
@@ -52,6 +57,8 @@ PG_FUNCTION_INFO_V1(dp_mechanism_error_bound_max);
 									offsetof(dp_mechanism, shape))
 /* the binary protocol's version with a real parameter; 5 without one */
 #define DP_MECHANISM_WIRE_SHAPE_VERSION 6
+/* the version with a partition: the real parameter (0 if none), then the partition */
+#define DP_MECHANISM_WIRE_PARTITION_VERSION 7
 
 /*
  * The stored bytes as a mechanism; not validated.  Version 5 (0.7.0) is the
@@ -238,9 +245,11 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 {
 	const dp_mechanism *mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
 	StringInfoData buffer;
+	bool		partition = dp_mechanism_has_partition(mechanism);
 
 	pq_begintypsend(&buffer);
-	pq_sendint8(&buffer, mechanism->shape != 0 ? DP_MECHANISM_WIRE_SHAPE_VERSION :
+	pq_sendint8(&buffer, partition ? DP_MECHANISM_WIRE_PARTITION_VERSION :
+				mechanism->shape != 0 ? DP_MECHANISM_WIRE_SHAPE_VERSION :
 				DP_MECHANISM_DATUM_VERSION);
 	pq_sendint32(&buffer, (uint32) mechanism->kind);
 	pq_sendint32(&buffer, mechanism->flags);
@@ -250,8 +259,10 @@ dp_mechanism_send(PG_FUNCTION_ARGS)
 	pq_sendint64(&buffer, mechanism->block);
 	pq_sendbytes(&buffer, mechanism->key, sizeof(mechanism->key));
 	pq_sendint64(&buffer, mechanism->contributions);
-	if (mechanism->shape != 0)
+	if (mechanism->shape != 0 || partition)
 		pq_sendfloat8(&buffer, mechanism->shape);
+	if (partition)
+		pq_sendbytes(&buffer, (const char *) mechanism->partition, DP_PARTITION_BYTES);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buffer));
 }
 
@@ -266,7 +277,7 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 
 	memset(&mechanism, 0, sizeof(mechanism));
 	version = pq_getmsgint(buffer, 1);
-	if (version < 1 || version > DP_MECHANISM_WIRE_SHAPE_VERSION)
+	if (version < 1 || version > DP_MECHANISM_WIRE_PARTITION_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid binary representation of type dp_mechanism"),
@@ -284,6 +295,15 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 		mechanism.contributions = pq_getmsgint64(buffer);
 	if (version >= DP_MECHANISM_WIRE_SHAPE_VERSION)
 		mechanism.shape = pq_getmsgfloat8(buffer);
+	if (version >= DP_MECHANISM_WIRE_PARTITION_VERSION)
+	{
+		pq_copymsgbytes(buffer, (char *) mechanism.partition, DP_PARTITION_BYTES);
+		if (!dp_mechanism_has_partition(&mechanism))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid binary representation of type dp_mechanism"),
+					 errdetail("Field \"partition\": all zero.")));
+	}
 	if (dp_mechanism_validate(&mechanism, &field) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -502,6 +522,166 @@ dp_keyed_option(PG_FUNCTION_ARGS)
 	mechanism.flags |= DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE;
 	check_mechanism(&mechanism);
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * The output function of the text that names a partition, in fn_mcxt (the
+ * type is the call site's: it does not change from row to row).  Only
+ * types whose output does not depend
+ * on a setting are taken: with DateStyle, TimeZone, extra_float_digits or
+ * bytea_output in the text, the same partition refreshed under another
+ * setting would draw fresh noise, and readers of the refreshed view could
+ * average it away.
+ */
+static void
+partition_output(FunctionCallInfo fcinfo, int argno, FmgrInfo *output_info)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			base = OidIsValid(type) ? getBaseType(type) : InvalidOid;
+	Oid			output;
+	bool		varlena;
+
+	switch (base)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case NAMEOID:
+		case CHAROID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case BOOLOID:
+		case UUIDOID:
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a partition must be text, an integer, numeric, boolean or uuid"),
+					 errdetail("The partition was of type %s, whose text may depend on a "
+							   "setting; the same partition would then draw other noise.",
+							   OidIsValid(type) ? format_type_be(type) : "unknown"),
+					 errhint("Convert it to text in a fixed format, e.g. partition => "
+							 "to_char(day, 'YYYY-MM-DD').")));
+	}
+	getTypeOutputInfo(type, &output, &varlena);
+	fmgr_info_cxt(output, output_info, fcinfo->flinfo->fn_mcxt);
+}
+
+/*
+ * BLAKE2b of the partition's text, 16 bytes, in a domain of its own.  It
+ * need not be secret: the noise key derived from it is keyed by the
+ * database's noise secret (dp_keyed_noise_key).  Never all zero, which
+ * means "no partition" (a digest of zero has probability 2^-128; then the
+ * last byte is set).
+ */
+static void
+partition_digest(const char *text, size_t length, unsigned char *digest)
+{
+	static const char domain[] = "dp_stream partition v1|";
+	crypto_generichash_state state;
+
+	(void) dp_backend_random();	/* initialises libsodium */
+	crypto_generichash_init(&state, NULL, 0, DP_PARTITION_BYTES);
+	crypto_generichash_update(&state, (const unsigned char *) domain, sizeof(domain) - 1);
+	crypto_generichash_update(&state, (const unsigned char *) text, length);
+	crypto_generichash_final(&state, digest, DP_PARTITION_BYTES);
+	if (!dp_mechanism_has_partition_digest(digest))
+		digest[DP_PARTITION_BYTES - 1] = 1;
+}
+
+/*
+ * The last call's arguments and result, in fn_mcxt: with `partition =>
+ * ward`, the function runs once per row, and consecutive rows mostly have
+ * the same ward.
+ */
+typedef struct PartitionCache
+{
+	FmgrInfo	output;			/* of the partition's type */
+	bytea	   *mechanism;
+	text	   *key;
+	char	   *partition;
+	bytea	   *result;
+} PartitionCache;
+
+static bool
+same_bytes(const struct varlena *cached, const struct varlena *value)
+{
+	return VARSIZE_ANY_EXHDR(cached) == VARSIZE_ANY_EXHDR(value) &&
+		memcmp(VARDATA_ANY(cached), VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)) == 0;
+}
+
+/*
+ * dp_keyed(mechanism, key, partition): dp_keyed(mechanism, key) for one
+ * partition of a publication (docs/keyed_noise.md).  The partition's text
+ * enters the noise derivation through a digest; the key's registration does
+ * not see it, so one key serves every partition.  Not strict: a NULL
+ * partition is an error, not a NULL mechanism that a window would refuse
+ * with a message about mechanisms.
+ */
+Datum
+dp_keyed_partition_option(PG_FUNCTION_ARGS)
+{
+	PartitionCache *cache = (PartitionCache *) fcinfo->flinfo->fn_extra;
+	bytea	   *mechanism_bytes;
+	text	   *key;
+	Datum		keyed;
+	dp_mechanism mechanism;
+	char	   *partition;
+	MemoryContext old_context;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the partition of a keyed mechanism must not be null"),
+				 errhint("Name every partition, e.g. partition => coalesce(ward, 'unknown'), "
+						 "or leave partition out for a stream of one partition.")));
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PartitionCache));
+		partition_output(fcinfo, 2, &cache->output);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	mechanism_bytes = PG_GETARG_BYTEA_PP(0);
+	key = PG_GETARG_TEXT_PP(1);
+	partition = OutputFunctionCall(&cache->output, PG_GETARG_DATUM(2));
+	if (cache->result != NULL && same_bytes(cache->mechanism, mechanism_bytes) &&
+		same_bytes(cache->key, key) && strcmp(cache->partition, partition) == 0)
+	{
+		pfree(partition);
+		PG_RETURN_BYTEA_P(DatumGetByteaPCopy(PointerGetDatum(cache->result)));
+	}
+
+	keyed = DirectFunctionCall2(dp_keyed_option, PointerGetDatum(mechanism_bytes),
+								PointerGetDatum(key));
+	mechanism = *dp_mechanism_from_datum(keyed);
+	partition_digest(partition, strlen(partition), mechanism.partition);
+	check_mechanism(&mechanism);
+	keyed = dp_mechanism_to_datum(&mechanism);
+
+	/*
+	 * Keep it for the next row, in place of the last one.  The result is set
+	 * last: a cache whose copy failed half-way is an empty one.
+	 */
+	if (cache->result != NULL)
+	{
+		pfree(cache->result);
+		cache->result = NULL;
+		pfree(cache->mechanism);
+		pfree(cache->key);
+		pfree(cache->partition);
+	}
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	cache->mechanism = DatumGetByteaPCopy(PointerGetDatum(mechanism_bytes));
+	cache->key = DatumGetTextPCopy(PointerGetDatum(key));
+	cache->partition = pstrdup(partition);
+	cache->result = DatumGetByteaPCopy(keyed);
+	MemoryContextSwitchTo(old_context);
+	pfree(partition);
+	PG_RETURN_DATUM(keyed);
 }
 
 /* Errors of the functions that answer from a mechanism alone. */

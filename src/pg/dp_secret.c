@@ -581,9 +581,15 @@ dp_keyed_check_user(const dp_mechanism *mechanism)
  * The noise key of a keyed counter or statistic: a PRF of the database's
  * noise secret, the key name, the whole mechanism and `context` (what is
  * computed over it), after check_registration -- registering is what
- * charges the budget.  Returns whether its terms are drawn by the table
- * sampler: they are when the database has a "table_noise" secret (0.11.0:
- * installed where no key had been registered yet, or made by
+ * charges the budget.  The whole mechanism includes its partition
+ * (partition=... in its text, 0.12.0), so that the partitions of one
+ * publication draw independent noise; a mechanism without one has the text,
+ * and so the noise, it had before.  The registration is checked without the
+ * partition: a key is registered once for all its partitions.
+ *
+ * Returns whether its terms are drawn by the table sampler: they are when
+ * the database has a "table_noise" secret (0.11.0: installed where no key
+ * had been registered yet, or made by
  * dp_stream.use_table_sampler_for_keyed_noise()), whose key then replaces
  * the "noise" secret's, so the two samplers never draw under one key.
  */
@@ -594,8 +600,10 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
 	StringInfoData message;
 	bool		table_sampler;
+	dp_mechanism registered = *mechanism;
 
-	check_registration(mechanism, context);
+	memset(registered.partition, 0, sizeof(registered.partition));
+	check_registration(&registered, context);
 	table_sampler = find_secret(OLDEST_TABLE_NOISE, 0, secret, NULL);
 	if (!table_sampler && !find_secret(OLDEST_NOISE, 0, secret, NULL))
 		ereport(ERROR,

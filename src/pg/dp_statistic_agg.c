@@ -30,6 +30,20 @@ PG_FUNCTION_INFO_V1(dp_stddev_samp_final);
 PG_FUNCTION_INFO_V1(dp_statistic_state_final);
 PG_FUNCTION_INFO_V1(dp_summary_final);
 
+/*
+ * The transition state: the statistic, and what the aggregate needs beside
+ * it for the checks of every row.
+ */
+typedef struct StatisticAggState
+{
+	dp_mechanism mechanism;		/* the first row's, with its partition (the
+								 * statistic's spec lacks it) */
+	DpKeyedStream *keyed;		/* the query's reference for a keyed stream */
+	dp_statistic *statistic;
+} StatisticAggState;
+
+#define AGG_STATISTIC(fcinfo) (((StatisticAggState *) PG_GETARG_POINTER(0))->statistic)
+
 /* Arguments: 0 state, 1 value, 2 lower, 3 upper, 4 mechanism. */
 static double
 bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
@@ -72,7 +86,12 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool re
 	dp_statistic layout;
 	dp_statistic *statistic;
 	const char *field = NULL;
-	dp_status	status = dp_statistic_layout(&layout, spec, &field);
+	dp_statistic_spec unpartitioned = *spec;
+	dp_status	status;
+
+	/* the noise key binds a keyed mechanism's partition; the statistic does not carry it */
+	memset(unpartitioned.mechanism.partition, 0, sizeof(unpartitioned.mechanism.partition));
+	status = dp_statistic_layout(&layout, &unpartitioned, &field);
 
 	if (status != DP_OK)
 		dp_report_statistic_status(status, field, spec);
@@ -109,9 +128,11 @@ static Datum
 statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueType type)
 {
 	MemoryContext aggregate_context;
+	StatisticAggState *state;
 	dp_statistic *statistic;
 	dp_statistic_spec spec;
 	dp_status	status;
+	bool		present;
 
 	if (!AggCheckCallContext(fcinfo, &aggregate_context))
 		ereport(ERROR,
@@ -134,10 +155,15 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 		dp_check_window_frame(fcinfo);
 		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
 		statistic = dp_statistic_begin(aggregate_context, &spec, false);
+		state = MemoryContextAlloc(aggregate_context, sizeof(StatisticAggState));
+		state->mechanism = spec.mechanism;
+		state->statistic = statistic;
+		state->keyed = dp_keyed_stream_start(fcinfo, &spec.mechanism);
 	}
 	else
 	{
-		statistic = (dp_statistic *) PG_GETARG_POINTER(0);
+		state = (StatisticAggState *) PG_GETARG_POINTER(0);
+		statistic = state->statistic;
 		/* NaN bounds never get here: the first row refused them */
 		if (spec.lower != statistic->spec.lower || spec.upper != statistic->spec.upper)
 			ereport(ERROR,
@@ -147,7 +173,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 							   statistic->spec.lower, statistic->spec.upper,
 							   spec.lower, spec.upper),
 					 errhint("The noise is calibrated to the first bounds: pass constant bounds.")));
-		if (!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(4), &statistic->spec.mechanism))
+		if (!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(4), &state->mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),
@@ -155,19 +181,29 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 					 errhint("Pass a constant mechanism, or a column that is constant within each partition.")));
 	}
 
+	present = !PG_ARGISNULL(1);
 	if (type == DP_VALUE_FLOAT8)
-		status = dp_statistic_push(statistic, !PG_ARGISNULL(1),
-								   PG_ARGISNULL(1) ? 0 : PG_GETARG_FLOAT8(1),
-								   dp_backend_random());
+	{
+		double		value = present ? PG_GETARG_FLOAT8(1) : 0;
+		uint64		bits;
+
+		memcpy(&bits, &value, sizeof(bits));
+		dp_keyed_stream_step(state->keyed, dp_statistic_steps(statistic),
+							 present ? DP_KEYED_REAL : DP_KEYED_ABSENT, bits);
+		status = dp_statistic_push(statistic, present, value, dp_backend_random());
+	}
 	else
-		status = dp_statistic_push_integer(statistic, !PG_ARGISNULL(1),
-										   PG_ARGISNULL(1) ? 0 :
-										   type == DP_VALUE_INT8 ? PG_GETARG_INT64(1) :
-										   PG_GETARG_INT32(1),
-										   dp_backend_random());
+	{
+		int64		value = !present ? 0 :
+			type == DP_VALUE_INT8 ? PG_GETARG_INT64(1) : PG_GETARG_INT32(1);
+
+		dp_keyed_stream_step(state->keyed, dp_statistic_steps(statistic),
+							 present ? DP_KEYED_INTEGER : DP_KEYED_ABSENT, (uint64) value);
+		status = dp_statistic_push_integer(statistic, present, value, dp_backend_random());
+	}
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &statistic->spec.mechanism);
-	PG_RETURN_POINTER(statistic);
+	PG_RETURN_POINTER(state);
 }
 
 Datum
@@ -207,7 +243,7 @@ final_estimate(FunctionCallInfo fcinfo, dp_estimate_kind what)
 	double		estimate;
 
 	if (PG_ARGISNULL(0) ||
-		!dp_statistic_estimate((dp_statistic *) PG_GETARG_POINTER(0), what, &estimate))
+		!dp_statistic_estimate(AGG_STATISTIC(fcinfo), what, &estimate))
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(estimate);
 }
@@ -225,7 +261,7 @@ dp_sum_final_int8(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	if (!dp_statistic_integer_sum((dp_statistic *) PG_GETARG_POINTER(0), &sum))
+	if (!dp_statistic_integer_sum(AGG_STATISTIC(fcinfo), &sum))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("bigint out of range")));
@@ -268,7 +304,7 @@ dp_statistic_state_final(PG_FUNCTION_ARGS)
 	dp_refuse_state_in_window(fcinfo);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(dp_statistic_to_datum((dp_statistic *) PG_GETARG_POINTER(0)));
+	PG_RETURN_DATUM(dp_statistic_to_datum(AGG_STATISTIC(fcinfo)));
 }
 
 /* dp_summary(value, lower, upper, mechanism): releases only, window-safe */
@@ -277,5 +313,5 @@ dp_summary_final(PG_FUNCTION_ARGS)
 {
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(dp_summary_datum(fcinfo, (dp_statistic *) PG_GETARG_POINTER(0)));
+	PG_RETURN_DATUM(dp_summary_datum(fcinfo, AGG_STATISTIC(fcinfo)));
 }

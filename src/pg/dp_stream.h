@@ -58,6 +58,25 @@ extern dp_status dp_counter_begin(dp_counter *counter, const dp_mechanism *mecha
 /* Raises 42501 unless the current user may draw noise under the mechanism's key. */
 extern void dp_keyed_check_user(const dp_mechanism *mechanism);
 
+/*
+ * Keyed streams within one query (dp_keyed_streams.c): a second stream under
+ * one key and partition with different data is refused (0A000).  Start
+ * after the key's registration is checked (NULL for an unkeyed mechanism,
+ * and every step call then does nothing); call step before each push.
+ */
+typedef struct DpKeyedStream DpKeyedStream;
+typedef enum DpKeyedValueTag
+{
+	DP_KEYED_COUNT = 1,			/* a count's int64 */
+	DP_KEYED_ABSENT,			/* a statistic's step without an observation */
+	DP_KEYED_REAL,				/* a statistic's float8, its bits */
+	DP_KEYED_INTEGER			/* a statistic's integer */
+} DpKeyedValueTag;
+extern DpKeyedStream *dp_keyed_stream_start(FunctionCallInfo fcinfo,
+											const dp_mechanism *mechanism);
+extern void dp_keyed_stream_step(DpKeyedStream *stream, int64 step, DpKeyedValueTag tag,
+								 uint64 value);
+
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
 extern void dp_report_status(dp_status status, const char *field,
 							 const dp_mechanism *mechanism) pg_attribute_noreturn();

@@ -85,7 +85,7 @@ test_refusals(void)
 		   "a trailing byte is refused");
 
 	memcpy(edited, buffer, size);
-	edited[0] = 3;
+	edited[0] = 4;
 	tap_ok(dp_mechanism_decode(edited, size, &back, &error) != DP_OK &&
 		   strcmp(error.field, "version") == 0, "an unknown codec version is refused");
 	memcpy(edited, buffer, size);
@@ -216,11 +216,112 @@ test_compact_states(void)
 	free(counter);
 }
 
+/*
+ * A keyed mechanism that names a partition (0.12.0): codec version 3, text
+ * partition=HEX; every mechanism without one keeps its stored form.
+ */
+static void
+test_partitions(void)
+{
+	dp_mechanism m = make(DP_MECHANISM_BINARY, DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, 50, 0, 0,
+						  "ward_admissions");
+	dp_mechanism plain = m;
+	dp_mechanism back;
+	dp_parse_error error;
+	unsigned char buffer[160];
+	unsigned char edited[160];
+	char		text[DP_MECHANISM_TEXT_BYTES];
+	const char *cursor;
+	const char *field = NULL;
+	size_t		size;
+	int			truncations = 0;
+
+	for (int i = 0; i < DP_PARTITION_BYTES; i++)
+		m.partition[i] = (unsigned char) (0xf0 + i);
+
+	/* without a partition: version 1, as before */
+	dp_mechanism_encode(&plain, buffer);
+	tap_ok(buffer[0] == 1 && dp_mechanism_encoded_size(&plain) == 49 + 15,
+		   "a keyed mechanism without a partition keeps codec version 1");
+
+	size = dp_mechanism_encoded_size(&m);
+	dp_mechanism_encode(&m, buffer);
+	tap_ok(size == 49 + 8 + DP_PARTITION_BYTES + 15 && buffer[0] == 3 &&
+		   dp_mechanism_validate(&m, &field) == DP_OK &&
+		   dp_mechanism_decode(buffer, size, &back, &error) == DP_OK &&
+		   memcmp(&back, &m, sizeof(m)) == 0,
+		   "a partition is codec version 3 and round-trips exactly");
+	for (size_t length = 0; length < size; length++)
+		truncations += dp_mechanism_decode(buffer, length, &back, &error) != DP_OK;
+	tap_ok(truncations == (int) size && dp_mechanism_decode(buffer, size + 1, &back, &error) != DP_OK,
+		   "every truncation of version 3, and a trailing byte, is refused");
+
+	memcpy(edited, buffer, size);
+	memset(edited + 57, 0, DP_PARTITION_BYTES);
+	tap_ok(dp_mechanism_decode(edited, size, &back, &error) != DP_OK &&
+		   strcmp(error.field, "version") == 0,
+		   "version 3 without a partition is refused: one mechanism, one stored form");
+	memcpy(edited, buffer, size);
+	edited[56] = 0x80;			/* -0.0 as the real parameter */
+	tap_ok(dp_mechanism_decode(edited, size, &back, &error) != DP_OK &&
+		   strcmp(error.field, "shape") == 0, "version 3 with a -0.0 parameter is refused");
+
+	/* a partition only with a key */
+	back = m;
+	back.flags = DP_FLAG_PAN_PRIVATE;
+	memset(back.key, 0, sizeof(back.key));
+	field = NULL;
+	tap_ok(dp_mechanism_validate(&back, &field) == DP_ERROR_KEY && strcmp(field, "partition") == 0,
+		   "a partition without a key is refused by validation");
+
+	/* the text form */
+	dp_mechanism_to_text(&m, text, sizeof(text));
+	cursor = text;
+	tap_ok(strstr(text, ",key=ward_admissions,partition=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff)") != NULL &&
+		   dp_mechanism_parse(&cursor, &back, &error) == DP_OK && *cursor == '\0' &&
+		   memcmp(&back, &m, sizeof(m)) == 0,
+		   "the text form names the partition and round-trips: %s", text);
+	{
+		static const char *const refused[] = {
+			"binary(epsilon=1,horizon=50,pan_private=true,key=k,partition=F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF)",
+			"binary(epsilon=1,horizon=50,pan_private=true,key=k,partition=f0f1f2f3f4f5f6f7f8f9fafbfcfdfef)",
+			"binary(epsilon=1,horizon=50,pan_private=true,key=k,partition=00000000000000000000000000000000)",
+			"binary(epsilon=1,horizon=50,pan_private=true,key=k,partition=)",
+		};
+		int			count = 0;
+
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		{
+			cursor = refused[i];
+			count += dp_mechanism_parse(&cursor, &back, &error) != DP_OK;
+		}
+		tap_ok(count == 4, "upper-case, short, all-zero and empty partitions are refused in text");
+	}
+
+	/* the longest text fits its buffer */
+	{
+		dp_mechanism longest = make(DP_MECHANISM_TWO_LEVEL,
+									DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE | DP_FLAG_CONSISTENT |
+									DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION,
+									DP_HORIZON_MAX, DP_HORIZON_MAX, DP_MAX_PER_STEP_MAX,
+									"a_key.with:every-kind_of_character_0123456789_abcdefghijklmnopq");
+		int			length;
+
+		longest.epsilon = -1.2345678901234567e-300;
+		longest.max_per_step = INT64_MIN;
+		memcpy(longest.partition, m.partition, DP_PARTITION_BYTES);
+		length = dp_mechanism_to_text(&longest, text, sizeof(text));
+		tap_ok(length < (int) sizeof(text), "the longest text form (%d bytes) fits in %d", length,
+			   DP_MECHANISM_TEXT_BYTES);
+	}
+}
+
 int
 main(void)
 {
 	test_round_trips();
 	test_refusals();
+	test_partitions();
 	test_compact_states();
 	return tap_done();
 }

@@ -15,6 +15,12 @@
  * Codec version 2 (0.10.0), written only for the kinds with a real
  * parameter (dp_mechanism.shape), puts it at 49 as an f64 and the key's
  * characters at 57; every other mechanism keeps version 1, byte for byte.
+ *
+ * Codec version 3 (0.12.0), written only for a keyed mechanism that names a
+ * partition (dp_mechanism.partition), has the f64 at 49 whatever the kind
+ * (0 without a real parameter), the partition's 16 bytes at 57 and the
+ * key's characters at 73.  Versions 1 and 2 are still read and written as
+ * before, so no mechanism without a partition changes its stored form.
  */
 #include "dp_mechanism.h"
 
@@ -24,6 +30,7 @@
 
 #define CODEC_VERSION 1
 #define CODEC_VERSION_SHAPE 2
+#define CODEC_VERSION_PARTITION 3
 #define FIXED_BYTES 49
 #define SHAPE_BYTES 8
 
@@ -54,20 +61,44 @@ has_shape(const dp_mechanism *mechanism)
 	return mechanism->shape != 0;
 }
 
+static int
+version_of(const dp_mechanism *mechanism)
+{
+	if (dp_mechanism_has_partition(mechanism))
+		return CODEC_VERSION_PARTITION;
+	return has_shape(mechanism) ? CODEC_VERSION_SHAPE : CODEC_VERSION;
+}
+
+/* where the key's characters start in a version's layout */
+static size_t
+key_offset_of(int version)
+{
+	switch (version)
+	{
+		case CODEC_VERSION_SHAPE:
+			return FIXED_BYTES + SHAPE_BYTES;
+		case CODEC_VERSION_PARTITION:
+			return FIXED_BYTES + SHAPE_BYTES + DP_PARTITION_BYTES;
+		default:
+			return FIXED_BYTES;
+	}
+}
+
 size_t
 dp_mechanism_encoded_size(const dp_mechanism *mechanism)
 {
-	return FIXED_BYTES + (has_shape(mechanism) ? SHAPE_BYTES : 0) + key_length(mechanism);
+	return key_offset_of(version_of(mechanism)) + key_length(mechanism);
 }
 
 void
 dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out)
 {
 	size_t		length = key_length(mechanism);
-	size_t		key_offset = FIXED_BYTES + (has_shape(mechanism) ? SHAPE_BYTES : 0);
+	int			version = version_of(mechanism);
+	size_t		key_offset = key_offset_of(version);
 
 	memset(out, 0, key_offset);
-	out[0] = has_shape(mechanism) ? CODEC_VERSION_SHAPE : CODEC_VERSION;
+	out[0] = (unsigned char) version;
 	out[1] = (unsigned char) mechanism->kind;
 	dp_put_u32(out + 4, mechanism->flags);
 	dp_put_f64(out + 8, mechanism->epsilon);
@@ -76,8 +107,10 @@ dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *out)
 	dp_put_u64(out + 32, (uint64_t) mechanism->block);
 	dp_put_u64(out + 40, (uint64_t) mechanism->contributions);
 	out[48] = (unsigned char) length;
-	if (has_shape(mechanism))
+	if (version != CODEC_VERSION)
 		dp_put_f64(out + FIXED_BYTES, mechanism->shape);
+	if (version == CODEC_VERSION_PARTITION)
+		memcpy(out + FIXED_BYTES + SHAPE_BYTES, mechanism->partition, DP_PARTITION_BYTES);
 	memcpy(out + key_offset, mechanism->key, length);
 }
 
@@ -93,9 +126,10 @@ dp_mechanism_decode(const unsigned char *data, size_t length, dp_mechanism *mech
 	size_t		key;
 	size_t		key_offset;
 
-	if (length < 1 || (data[0] != CODEC_VERSION && data[0] != CODEC_VERSION_SHAPE))
+	if (length < 1 || (data[0] != CODEC_VERSION && data[0] != CODEC_VERSION_SHAPE &&
+					   data[0] != CODEC_VERSION_PARTITION))
 		return fail(error, "version", "unsupported mechanism codec version");
-	key_offset = FIXED_BYTES + (data[0] == CODEC_VERSION_SHAPE ? SHAPE_BYTES : 0);
+	key_offset = key_offset_of(data[0]);
 	if (length < key_offset)
 		return fail(error, "length", "shorter than a mechanism");
 	if (data[2] != 0 || data[3] != 0)
@@ -123,6 +157,19 @@ dp_mechanism_decode(const unsigned char *data, size_t length, dp_mechanism *mech
 		/* one mechanism, one stored form: version 2 only with a parameter */
 		if (mechanism->shape == 0)
 			return fail(error, "version", "version 2 without a real parameter");
+	}
+	if (data[0] == CODEC_VERSION_PARTITION)
+	{
+		static const unsigned char zero[SHAPE_BYTES];
+
+		mechanism->shape = dp_get_f64(data + FIXED_BYTES);
+		/* no parameter is +0.0 exactly (a -0.0 would compare equal and differ in bytes) */
+		if (mechanism->shape == 0 && memcmp(data + FIXED_BYTES, zero, SHAPE_BYTES) != 0)
+			return fail(error, "shape", "no real parameter is stored as +0");
+		memcpy(mechanism->partition, data + FIXED_BYTES + SHAPE_BYTES, DP_PARTITION_BYTES);
+		/* one mechanism, one stored form: version 3 only with a partition */
+		if (!dp_mechanism_has_partition(mechanism))
+			return fail(error, "version", "version 3 without a partition");
 	}
 	memcpy(mechanism->key, data + key_offset, key);
 	return DP_OK;
