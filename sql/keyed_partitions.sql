@@ -14,6 +14,37 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'keyed_partitions';
+-- The roles and the keys are committed before the test's transaction: a key
+-- draws no noise in the transaction that registers it (0.12.0).
+DROP ROLE IF EXISTS kp_admin;
+DROP ROLE IF EXISTS kp_publisher;
+DROP ROLE IF EXISTS kp_reader;
+CREATE ROLE kp_admin LOGIN IN ROLE dp_stream_admin;
+CREATE ROLE kp_publisher LOGIN;
+CREATE ROLE kp_reader LOGIN;
+SELECT dp_stream.create_budget('pin_budget', 10);
+SELECT dp_stream.create_key('pin_count', dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
+                            'pin_budget') IS NOT NULL AS registered;
+SELECT dp_stream.create_key('pin_avg', dp_hybrid(epsilon => 1.0), 'pin_budget',
+                            statistic => 'average', lower => 0, upper => 5) IS NOT NULL AS registered;
+SELECT dp_stream.create_key('pin_sum', dp_two_level(1.0, 20), 'pin_budget', statistic => 'sum',
+                            lower => 0, upper => 5, integer_values => true) IS NOT NULL AS registered;
+SET ROLE kp_admin;
+SELECT dp_stream.create_budget('wards', 10);
+SELECT dp_stream.create_key('ward_admissions',
+                            dp_binary(epsilon => 1.0, horizon => 50, max_per_step => 50),
+                            'wards', used_by => 'kp_publisher') IS NOT NULL AS registered;
+SELECT dp_stream.create_key('ward_average', dp_hybrid(epsilon => 1.0), 'wards',
+                            used_by => 'kp_publisher', statistic => 'average',
+                            lower => 0, upper => 3) IS NOT NULL AS registered;
+SELECT dp_stream.create_key('ward_variance', dp_hybrid(epsilon => 1.0), 'wards',
+                            used_by => 'kp_publisher', statistic => 'variance',
+                            lower => 0, upper => 3) IS NOT NULL AS registered;
+SELECT dp_stream.create_key('ward_sum', dp_hybrid(epsilon => 1.0), 'wards',
+                            used_by => 'kp_publisher', statistic => 'sum',
+                            lower => 0, upper => 3, integer_values => true) IS NOT NULL AS registered;
+RESET ROLE;
+
 \set ON_ERROR_ROLLBACK on
 BEGIN;
 INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
@@ -32,13 +63,6 @@ END $$;
 -- 1. Keyed releases without a partition are those of 0.11.0: these values
 -- were computed with 0.11.0 under the same fixed secrets.
 CREATE TEMP TABLE pin_data AS SELECT t, (t * 7) % 6 AS n FROM generate_series(1, 20) t;
-SELECT dp_stream.create_budget('pin_budget', 10);
-SELECT dp_stream.create_key('pin_count', dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
-                            'pin_budget') IS NOT NULL AS registered;
-SELECT dp_stream.create_key('pin_avg', dp_hybrid(epsilon => 1.0), 'pin_budget',
-                            statistic => 'average', lower => 0, upper => 5) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('pin_sum', dp_two_level(1.0, 20), 'pin_budget', statistic => 'sum',
-                            lower => 0, upper => 5, integer_values => true) IS NOT NULL AS registered;
 CREATE TEMP VIEW pinned AS
 SELECT string_agg(c::text, ' ' ORDER BY t) AS count_window,
        (SELECT dp_count(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
@@ -67,9 +91,6 @@ SELECT dp_keyed(dp_binary(1.0, 20, 5), 'pin_count');
 -- publisher reads the raw data and publishes; the reader may SELECT the
 -- published view only, and knows every ward's data but ward 1's (a table
 -- of its own: what it learnt elsewhere).
-CREATE ROLE kp_admin LOGIN IN ROLE dp_stream_admin;
-CREATE ROLE kp_publisher LOGIN;
-CREATE ROLE kp_reader LOGIN;
 CREATE SCHEMA kp_raw;
 CREATE SCHEMA kp AUTHORIZATION kp_publisher;
 CREATE SCHEMA kp_known AUTHORIZATION kp_reader;
@@ -82,21 +103,6 @@ GRANT SELECT ON kp_raw.admissions TO kp_publisher;
 CREATE TABLE kp_known.other_wards AS SELECT * FROM kp_raw.admissions WHERE ward <> 1;
 ALTER TABLE kp_known.other_wards OWNER TO kp_reader;
 
-SET ROLE kp_admin;
-SELECT dp_stream.create_budget('wards', 10);
-SELECT dp_stream.create_key('ward_admissions',
-                            dp_binary(epsilon => 1.0, horizon => 50, max_per_step => 50),
-                            'wards', used_by => 'kp_publisher') IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_average', dp_hybrid(epsilon => 1.0), 'wards',
-                            used_by => 'kp_publisher', statistic => 'average',
-                            lower => 0, upper => 3) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_variance', dp_hybrid(epsilon => 1.0), 'wards',
-                            used_by => 'kp_publisher', statistic => 'variance',
-                            lower => 0, upper => 3) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_sum', dp_hybrid(epsilon => 1.0), 'wards',
-                            used_by => 'kp_publisher', statistic => 'sum',
-                            lower => 0, upper => 3, integer_values => true) IS NOT NULL AS registered;
-RESET ROLE;
 
 -- 3. The view of 0.11.0, one key over 30 PARTITION BY partitions, is refused.
 SET ROLE kp_publisher;
@@ -334,3 +340,7 @@ RESET ROLE;
 SELECT 'binary(epsilon=1,horizon=50,max_per_step=50,partition=0123456789abcdef0123456789abcdef)'::dp_mechanism;
 SELECT 'binary(epsilon=1,horizon=50,max_per_step=50,pan_private=true,key=k,partition=00000000000000000000000000000000)'::dp_mechanism;
 ROLLBACK;
+-- the roles go; their keys stay registered (dp_stream.keys is append-only)
+DROP ROLE kp_admin;
+DROP ROLE kp_publisher;
+DROP ROLE kp_reader;
