@@ -157,6 +157,19 @@ count_tap "$log_dir/cron.tap" "$cron_status" cron
 echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
 [ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
 
+# ---- NULL sweep ----
+# Every function of the extension called with NULL in each argument, as a
+# role with no grants and as a superuser (issue 23, hole 0): a crash
+# restarts every backend, so test/null_sweep.sh starts a throwaway cluster
+# of its own, and prints one TAP line per function.
+echo "== NULL sweep (test/null_sweep.sh)"
+test/null_sweep.sh >"$log_dir/null_sweep.tap" 2>&1
+null_sweep_status=$?
+count_tap "$log_dir/null_sweep.tap" "$null_sweep_status" null_sweep
+echo "null_sweep: $(grep -cE '^ok' "$log_dir/null_sweep.tap") ok, $(grep -cE '^not ok' "$log_dir/null_sweep.tap") not ok"
+[ "$null_sweep_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/null_sweep.tap" | head -20
+# ---- end of NULL sweep ----
+
 echo "== pgTAP"
 createdb dp_stream_tap
 psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
