@@ -76,6 +76,13 @@ sample() {
     *:timestamp\ without\ time\ zone) echo "'2026-01-01'" ;;
     *:interval) echo "'1 day'" ;;
     *:regrole) echo "current_user::regrole" ;;
+    *:numeric) echo "1" ;;
+    *:bytea) echo "'\\x00'" ;;
+    *:name) echo "'null_sweep'" ;;
+    *:regclass) echo "'dp_stream.streams'" ;;
+    *:timestamp\ with\ time\ zone) echo "'2026-01-01 00:00+00'" ;;
+    *:jsonb|*:json) echo "'{}'" ;;
+    *\[\]) echo "'{}'" ;;
     *) echo "NULL" ;;
   esac
 }
@@ -172,6 +179,9 @@ run_calls() {
     tail -c +"$((from + 1))" "$log" | grep -E 'terminated by signal|DETAIL:  Failed process' | head -3
     wait_for_server || echo "the server did not come back"
   fi
+  if grep -q 'ERROR:  25P02' "$output"; then
+    echo "calls as $who ran in an aborted transaction: untested"
+  fi
   if grep -q 'ERROR:  XX000' "$output"; then
     echo "internal error (XX000) as $who:"
     grep -B1 'ERROR:  XX000' "$output" | head -4
@@ -179,6 +189,7 @@ run_calls() {
 }
 
 total_calls=0
+total_errors=0
 while IFS='|' read -r oid kind qualified signature types names nargs; do
   if grep -q '\binternal\b' <<<"$types"; then
     # not callable from SQL at all (no value casts to internal): reached
@@ -192,12 +203,15 @@ while IFS='|' read -r oid kind qualified signature types names nargs; do
   { echo "SET statement_timeout = '30s';"; cat "$work/calls.sql"; } >"$work/unprivileged.sql"
   { echo "SET statement_timeout = '30s';"
     echo "BEGIN;"
-    echo "$superuser_setup"
+    # each statement in a savepoint of its own, the setup's too: one error
+    # must not abort the transaction and leave every later call untested
     echo "\\set ON_ERROR_ROLLBACK on"
+    echo "$superuser_setup"
     cat "$work/calls.sql"
     echo "ROLLBACK;"; } >"$work/superuser.sql"
   problems=$(run_calls "$role" "$work/unprivileged.sql" "$work/unprivileged.out"
              run_calls postgres "$work/superuser.sql" "$work/superuser.out")
+  total_errors=$((total_errors + $(cat "$work/unprivileged.out" "$work/superuser.out" | grep -c 'ERROR:')))
   if [ -n "${NULL_SWEEP_VERBOSE:-}" ]; then
     # every error the calls raised, for tuning the samples
     { grep -h 'ERROR:' "$work/unprivileged.out" | sed 's/^/unprivileged: /'
@@ -218,6 +232,9 @@ if grep -qE 'terminated by signal|server process .* was terminated' "$log"; then
 else
   report 0 "no backend was terminated by a signal during the sweep ($total_calls calls)"
 fi
+# what was reached (the setup's statements are not counted as calls, but
+# their errors are): a sweep in which everything errors shows here
+echo "# $total_calls calls: $((total_calls - total_errors)) returned, $total_errors raised an error with an SQLSTATE"
 
 if [ "$run" -ne "$planned" ]; then
   echo "# You planned $planned tests but ran $run"
