@@ -173,6 +173,10 @@ run_calls() {
   status=$?
   if [ "$status" -eq 2 ] || grep -qE 'server closed the connection|connection to server was lost' "$output"; then
     echo "lost connection as $who"
+  elif [ "$status" -ne 0 ]; then
+    # could not connect or read the script: nothing was tested
+    echo "psql exited with status $status as $who:"
+    head -3 "$output"
   fi
   if tail -c +"$((from + 1))" "$log" | grep -qE 'terminated by signal|server process .* was terminated'; then
     echo "backend terminated by a signal as $who:"
