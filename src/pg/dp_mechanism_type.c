@@ -375,6 +375,9 @@ check_default_block(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 
 			 errdetail("horizon was " INT64_FORMAT "; with any %s, the %s mechanism takes at most "
 					   INT64_FORMAT " steps.", horizon, counter_kind->block_name,
 					   counter_kind->name, limit),
+			 (flags & DP_FLAG_ZCDP) ?
+			 errhint("For a longer stream use dp_zcdp_mechanism_of with kary or binary (up to "
+					 "2^62 steps), or with balanced_unbounded and no horizon.") :
 			 errhint("For a longer stream use dp_kary or dp_binary (up to 2^62 steps), or "
 					 "dp_balanced_unbounded (dp_auto without a horizon).")));
 }
