@@ -196,6 +196,18 @@ count_tap "$log_dir/ledger_load.tap" "$ledger_load_status" ledger_load
 echo "ledger_load: $(grep -cE '^ok' "$log_dir/ledger_load.tap") ok, $(grep -cE '^not ok' "$log_dir/ledger_load.tap") not ok"
 [ "$ledger_load_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/ledger_load.tap" | head -20
 # ---- end of ledger under load ----
+# ---- NULL sweep ----
+# Every function of the extension called with NULL in each argument, as a
+# role with no grants and as a superuser (issue 23, hole 0): a crash
+# restarts every backend, so test/null_sweep.sh starts a throwaway cluster
+# of its own, and prints one TAP line per function.
+echo "== NULL sweep (test/null_sweep.sh)"
+test/null_sweep.sh >"$log_dir/null_sweep.tap" 2>&1
+null_sweep_status=$?
+count_tap "$log_dir/null_sweep.tap" "$null_sweep_status" null_sweep
+echo "null_sweep: $(grep -cE '^ok' "$log_dir/null_sweep.tap") ok, $(grep -cE '^not ok' "$log_dir/null_sweep.tap") not ok"
+[ "$null_sweep_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/null_sweep.tap" | head -20
+# ---- end of NULL sweep ----
 
 echo "== pgTAP"
 createdb dp_stream_tap

@@ -158,6 +158,35 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 	return kind->validate ? kind->validate(mechanism, field) : DP_OK;
 }
 
+int64_t
+dp_mechanism_default_block_horizon_max(const dp_mechanism *mechanism)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+	dp_mechanism probe = *mechanism;
+	int64_t		fits = 0;
+	int64_t		fails = DP_HORIZON_MAX + 1;
+	const char *field;
+
+	if (kind == NULL || !kind->bounded || !kind->has_block || kind->default_block == NULL)
+		return 0;
+	/*
+	 * Bisection: a longer horizon never needs fewer levels, so once no block
+	 * fits a horizon none fits a longer one.  62 probes at most.
+	 */
+	while (fails - fits > 1)
+	{
+		int64_t		middle = fits + (fails - fits) / 2;
+
+		probe.horizon = middle;
+		probe.block = kind->default_block(middle);
+		if (dp_mechanism_validate(&probe, &field) == DP_ERROR_BLOCK)
+			fails = middle;
+		else
+			fits = middle;
+	}
+	return fits;
+}
+
 /*
  * Computed in 128-bit arithmetic so that no product overflows for any int64
  * input; the floating-point root is within one of the exact one for inputs

@@ -175,6 +175,15 @@ extern void dp_mechanism_encode(const dp_mechanism *mechanism, unsigned char *ou
 extern dp_status dp_mechanism_decode(const unsigned char *data, size_t length,
 									 dp_mechanism *mechanism, dp_parse_error *error);
 
+/*
+ * The longest horizon for which the kind's default block or arity is valid,
+ * the mechanism's other fields as given (its horizon and block ignored);
+ * 0 for a kind without a default block or when no horizon fits.  Balanced
+ * digits stop near 2^56 steps: every arity needs more nodes than a state
+ * holds beyond (3^36 - 1) / 2.
+ */
+extern int64_t dp_mechanism_default_block_horizon_max(const dp_mechanism *mechanism);
+
 /* ceil(sqrt(horizon)): the block size that balances the two levels */
 extern int64_t dp_default_block(int64_t horizon);
 

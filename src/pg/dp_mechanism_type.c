@@ -361,6 +361,48 @@ dp_simple_ii_construct(PG_FUNCTION_ARGS)
 }
 
 /*
+ * A block or arity left out is the kind's default for the horizon; when no
+ * value fits the horizon at all (balanced digits beyond about 2^56 steps),
+ * the horizon is what is wrong, and an error about an arity the user never
+ * gave would send them the wrong way.  Other failures are left to
+ * check_mechanism, which reports them as usual.
+ */
+static void
+check_default_block(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 horizon,
+					int64 max_per_step, int64 block)
+{
+	const dp_counter_kind *counter_kind = dp_counter_kind_by_id(kind);
+	dp_mechanism mechanism;
+	const char *field;
+	int64		limit;
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = kind;
+	mechanism.flags = flags;
+	mechanism.epsilon = epsilon;
+	mechanism.horizon = horizon;
+	mechanism.max_per_step = max_per_step;
+	mechanism.block = block;
+	if (counter_kind == NULL || !counter_kind->bounded ||
+		dp_mechanism_validate(&mechanism, &field) != DP_ERROR_BLOCK)
+		return;
+	limit = dp_mechanism_default_block_horizon_max(&mechanism);
+	if (limit <= 0 || horizon <= limit)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("horizon is too large for the %s mechanism", counter_kind->name),
+			 errdetail("horizon was " INT64_FORMAT "; with any %s, the %s mechanism takes at most "
+					   INT64_FORMAT " steps.", horizon, counter_kind->block_name,
+					   counter_kind->name, limit),
+			 (flags & DP_FLAG_ZCDP) ?
+			 errhint("For a longer stream use dp_zcdp_mechanism_of with kary or binary (up to "
+					 "2^62 steps), or with balanced_unbounded and no horizon.") :
+			 errhint("For a longer stream use dp_kary or dp_binary (up to 2^62 steps), or "
+					 "dp_balanced_unbounded (dp_auto without a horizon).")));
+}
+
+/*
  * Constructors of the form (epsilon, horizon, block DEFAULT NULL,
  * max_per_step DEFAULT 1), where the kind's default_block fills a NULL
  * block (two_level's block, an arity of kary and balanced) from the horizon.
@@ -377,8 +419,11 @@ construct_with_block(FunctionCallInfo fcinfo, dp_mechanism_kind kind)
 	if (!PG_ARGISNULL(2))
 		block = PG_GETARG_INT64(2);
 	else
+	{
 		block = horizon >= 1 && horizon <= DP_HORIZON_MAX ?
 			dp_counter_kind_by_id(kind)->default_block(horizon) : 0;
+		check_default_block(kind, 0, PG_GETARG_FLOAT8(0), horizon, PG_GETARG_INT64(3), block);
+	}
 	return construct(kind, PG_GETARG_FLOAT8(0), horizon, PG_GETARG_INT64(3), block);
 }
 
@@ -448,12 +493,24 @@ mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown mechanism \"%s\"", name),
 				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
+	/*
+	 * A NULL horizon is "none", which only an unbounded kind can take; for
+	 * a T-bounded kind it is a missing argument, and gives NULL as a NULL
+	 * epsilon does (as the strict dp_binary does), not a range error about
+	 * a horizon nobody gave.
+	 */
+	if (PG_ARGISNULL(2) && kind->bounded)
+		PG_RETURN_NULL();
 	horizon = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(3))
 		block = PG_GETARG_INT64(3);
 	else if (kind->has_block &&
 			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
+	{
 		block = kind->default_block(horizon);
+		check_default_block(kind->kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1), horizon,
+							PG_GETARG_INT64(4), block);
+	}
 	PG_RETURN_DATUM(construct_flagged(kind->kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1),
 									  horizon, PG_GETARG_INT64(4), block));
 }

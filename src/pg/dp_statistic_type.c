@@ -367,21 +367,35 @@ dp_statistic_reseal(PG_FUNCTION_ARGS)
  * dp_stream.key_computes(statistic, lower, upper, integer_values): what a
  * keyed computation is registered for -- 'count', or the statistic as
  * dp_statistic_computes names it (averages with the default estimator).
+ * Not strict, since a count has no bounds; every argument it reads is
+ * checked here, and the bounds as the statistic's constructors check them,
+ * because create_key evaluates this before register_key charges a budget
+ * and stores the key: a key for bounds no stream accepts would be charged
+ * and kept for good (the keys table is append-only).
  */
 PG_FUNCTION_INFO_V1(dp_key_computes);
 
 Datum
 dp_key_computes(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name;
 	dp_statistic_spec spec;
+	const char *field;
+	dp_status	status;
 
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the statistic of a key must not be null"),
+				 errhint("Use count, sum, average or variance (create_key's default is count).")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (strcmp(name, "count") == 0)
 	{
 		if (!PG_ARGISNULL(1) || !PG_ARGISNULL(2))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("a count takes no bounds")));
+					 errmsg("a count takes no bounds"),
+					 errhint("Leave lower and upper out; a count's range is the mechanism's max_per_step.")));
 		PG_RETURN_TEXT_P(cstring_to_text("count"));
 	}
 	memset(&spec, 0, sizeof(spec));
@@ -389,10 +403,14 @@ dp_key_computes(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("a %s needs lower and upper", name)));
+				 errmsg("a %s needs lower and upper", name),
+				 errhint("Give the bounds the key's stream declares, e.g. lower => 0, upper => 100.")));
 	spec.lower = PG_GETARG_FLOAT8(1);
 	spec.upper = PG_GETARG_FLOAT8(2);
 	spec.domain = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3) ? DP_VALUES_INTEGER : DP_VALUES_REAL;
 	spec.estimator = DP_ESTIMATOR_MIDPOINT;
+	status = dp_statistic_check_bounds(&spec, &field);
+	if (status != DP_OK)
+		dp_report_statistic_status(status, field, &spec);
 	PG_RETURN_TEXT_P(cstring_to_text(dp_statistic_computes(&spec)));
 }

@@ -97,6 +97,14 @@ dp_planning_epsilon_for(const dp_mechanism *mechanism, int64_t steps, double con
 	/* exp(log(x)) may round below the tested value: step up until it holds */
 	for (int i = 0; i < 8 && bound_at(mechanism, *epsilon, steps, confidence) > half_width; i++)
 		*epsilon = nextafter(*epsilon, INFINITY);
+	/*
+	 * Near the top, exp(log(DP_EPSILON_MAX)) and the steps above may pass
+	 * the largest epsilon a constructor accepts (100.00000000000016): the
+	 * answer must be usable as an argument, and DP_EPSILON_MAX itself was
+	 * checked above to meet the target.
+	 */
+	if (*epsilon > DP_EPSILON_MAX)
+		*epsilon = DP_EPSILON_MAX;
 	return DP_OK;
 }
 

@@ -139,15 +139,10 @@ bound_ok(double bound)
 }
 
 dp_status
-dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const char **field)
+dp_statistic_check_bounds(const dp_statistic_spec *spec, const char **field)
 {
-	static const dp_channel_role roles[] = {DP_CHANNEL_COUNT, DP_CHANNEL_SUM, DP_CHANNEL_SQUARES};
-	int			count = channels_for(spec->kind);
-	size_t		offset;
-	dp_status	status;
-
 	*field = NULL;
-	if (count == 0)
+	if (channels_for(spec->kind) == 0)
 	{
 		*field = "statistic";
 		return DP_ERROR_FORMAT;
@@ -185,6 +180,20 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 		*field = "values";
 		return DP_ERROR_FORMAT;
 	}
+	return DP_OK;
+}
+
+dp_status
+dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const char **field)
+{
+	static const dp_channel_role roles[] = {DP_CHANNEL_COUNT, DP_CHANNEL_SUM, DP_CHANNEL_SQUARES};
+	int			count = channels_for(spec->kind);
+	size_t		offset;
+	dp_status	status;
+
+	status = dp_statistic_check_bounds(spec, field);
+	if (status != DP_OK)
+		return status;
 	/* only an average has a choice; anything else is stored as MIDPOINT */
 	if (spec->estimator != DP_ESTIMATOR_MIDPOINT &&
 		!(spec->estimator == DP_ESTIMATOR_PLAIN && spec->kind == DP_STATISTIC_AVERAGE))

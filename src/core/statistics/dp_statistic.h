@@ -108,6 +108,15 @@ typedef struct dp_statistic
 } dp_statistic;
 
 /*
+ * Checks the spec's statistic, bounds and value domain only (not the
+ * mechanism): what a key registered for the statistic needs before any
+ * state exists.  dp_statistic_layout runs it first.  On failure *field
+ * names the culprit: "statistic", "lower", "upper", "bounds", "range" or
+ * "values".
+ */
+extern dp_status dp_statistic_check_bounds(const dp_statistic_spec *spec, const char **field);
+
+/*
  * Checks the spec and derives the channels (no counters yet).  On failure
  * *field names the culprit: "lower", "upper", "bounds", "max_per_step" or a
  * mechanism field.
