@@ -10,8 +10,14 @@
 -- noise secret is fixed for the test (everything is rolled back), so every
 -- figure is reproducible, and each assertion holds for any secret except
 -- with the probability stated next to it.
+-- A database of its own: the keys, budgets and roles are committed (a key
+-- draws nothing in the transaction that registers it), and the other files
+-- list the ledger of theirs.
+\set regress_database :DBNAME
+CREATE DATABASE dp_keyed_partitions;
+\c dp_keyed_partitions
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS dp_stream;
+CREATE EXTENSION dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'keyed_partitions';
 -- The roles and the keys are committed before the test's transaction: a key
@@ -344,3 +350,5 @@ ROLLBACK;
 DROP ROLE kp_admin;
 DROP ROLE kp_publisher;
 DROP ROLE kp_reader;
+\c :regress_database
+DROP DATABASE dp_keyed_partitions;
