@@ -158,7 +158,7 @@ dp_refuse_repeatable_zcdp(void)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("repeatable states are not available for rho-zCDP mechanisms"),
 			 errhint("Managed streams and repeatable states account in epsilon; "
-					 "use a pure epsilon-DP mechanism such as dp_auto(epsilon).")));
+					 "use a pure epsilon-DP mechanism with keyed noise, such as dp_hybrid(epsilon).")));
 }
 
 /*
