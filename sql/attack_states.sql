@@ -284,6 +284,22 @@ SELECT step FROM dp_stream.advance('attack_retry', timestamp '2026-01-01' + 41 *
 ROLLBACK;
 SELECT step FROM dp_stream.advance('attack_retry', timestamp '2026-01-01' + 41 * interval '1 day', 1);
 
+-- 5. A sealed state's length depends on its public fields only: 1000
+-- states of one mechanism and step count, over random data (from none to
+-- every step at its bound), have one length.  (0.11.0: 118 to 124 bytes.)
+SELECT setseed(0.23);
+CREATE TEMP TABLE lengths AS
+  SELECT k, octet_length(dp_counter_send(dp_count_state(x, dp_binary(1.0, 64, 16) ORDER BY t))) AS binary_count,
+         octet_length(dp_counter_send(dp_count_state(x, dp_hybrid(1.0, 16) ORDER BY t))) AS hybrid_count,
+         octet_length(dp_statistic_send(dp_avg_state(v, 0, 100, dp_hybrid(1.0) ORDER BY t))) AS hybrid_average
+  FROM (SELECT k, t, (random() * 16 * (k % 3) / 2)::bigint AS x,
+               CASE WHEN random() < k % 4 / 4.0 THEN NULL ELSE random() * 100 END AS v
+        FROM generate_series(1, 1000) k, generate_series(1, 40) t) d
+  GROUP BY k;
+SELECT count(*) AS states, count(DISTINCT binary_count) AS binary_lengths,
+       count(DISTINCT hybrid_count) AS hybrid_lengths, count(DISTINCT hybrid_average) AS average_lengths
+FROM lengths;
+
 \c :regress_db
 DROP DATABASE dp_attack_states;
 DROP ROLE dp_attack_steward;
