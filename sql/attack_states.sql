@@ -21,6 +21,7 @@ CREATE DATABASE dp_attack_states;
 \c dp_attack_states
 CREATE EXTENSION dp_stream;
 SET dp_stream.seed = 'attack_states';
+\set SHOW_CONTEXT never
 
 CREATE ROLE dp_attack_publisher LOGIN;
 CREATE ROLE dp_attack_analyst LOGIN;

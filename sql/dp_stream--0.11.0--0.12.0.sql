@@ -55,6 +55,14 @@ REVOKE ALL ON FUNCTION dp_stream.bind_stream(@extschema@.dp_counter, bigint) FRO
 REVOKE ALL ON FUNCTION dp_stream.bind_stream(@extschema@.dp_statistic, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.state_stream(@extschema@.dp_counter) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.state_stream(@extschema@.dp_statistic) FROM PUBLIC;
+-- advance refuses to draw in the transaction that created the stream (a
+-- stream whose creation rolls back draws nothing): its catalog row, at
+-- step 0, was written by this transaction.
+CREATE FUNCTION dp_stream.written_by_this_transaction(xmin xid) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'dp_written_by_this_transaction' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+REVOKE ALL ON FUNCTION dp_stream.written_by_this_transaction(xid) FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.written_by_this_transaction(xid) IS
+    'internal: whether a row version was written by the current transaction, for advance';
 COMMENT ON FUNCTION dp_stream.bind_stream(@extschema@.dp_counter, bigint) IS
     'internal: the state tied to a managed stream''s id, for create_stream';
 COMMENT ON FUNCTION dp_stream.bind_stream(@extschema@.dp_statistic, bigint) IS
@@ -64,12 +72,8 @@ COMMENT ON FUNCTION dp_stream.state_stream(@extschema@.dp_counter) IS
 COMMENT ON FUNCTION dp_stream.state_stream(@extschema@.dp_statistic) IS
     'internal: the managed stream id a state is tied to (0 for none), for advance';
 
--- stream_id: random, inside each state's seal.  created_xid: the
--- transaction that created the stream; advance refuses to draw in it (a
--- stream whose creation rolls back draws nothing).
+-- stream_id: random, inside each state's seal.
 ALTER TABLE dp_stream.streams ADD COLUMN stream_id bigint;
-ALTER TABLE dp_stream.streams ADD COLUMN created_xid xid8;
-ALTER TABLE dp_stream.streams ALTER COLUMN created_xid SET DEFAULT pg_catalog.pg_current_xact_id();
 UPDATE dp_stream.streams AS t
    SET (stream_id, counter, statistic_state) =
        (SELECT x.id, dp_stream.bind_stream(t.counter, x.id),
@@ -178,6 +182,7 @@ DECLARE
   s dp_stream.streams;
   r dp_stream.releases;
   next_period timestamp;
+  row_xmin xid;
   state_id bigint;
   state_steps bigint;
   released bigint;
@@ -195,8 +200,10 @@ BEGIN
     RAISE EXCEPTION 'stream "%" does not exist', name USING ERRCODE = 'undefined_object';
   END IF;
   -- releases drawn in the transaction that creates the stream would be
-  -- seen (and could be copied) even if the creation, and its charge, roll back
-  IF s.created_xid IS NOT NULL AND s.created_xid = pg_catalog.pg_current_xact_id_if_assigned() THEN
+  -- seen (and could be copied) even if the creation, and its charge, roll
+  -- back: a row at step 0 written by this transaction is a new stream
+  SELECT t.xmin INTO row_xmin FROM dp_stream.streams AS t WHERE t.name = s.name;
+  IF s.steps = 0 AND dp_stream.written_by_this_transaction(row_xmin) THEN
     RAISE EXCEPTION 'stream "%" was created in this transaction', s.name
       USING ERRCODE = 'object_not_in_prerequisite_state',
             DETAIL = 'A stream whose creation rolls back must have released nothing.',

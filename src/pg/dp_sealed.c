@@ -11,6 +11,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
@@ -267,3 +268,18 @@ dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size
 	return PointerGetDatum(value);
 }
 
+
+/*
+ * dp_stream.written_by_this_transaction(xmin): whether a row version was
+ * written by the current transaction or one of its subtransactions
+ * (internal: advance refuses a stream whose creation has not committed).
+ * Unlike a stored transaction id, an xmin is never carried into another
+ * cluster by a dump.
+ */
+PG_FUNCTION_INFO_V1(dp_written_by_this_transaction);
+
+Datum
+dp_written_by_this_transaction(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(TransactionIdIsCurrentTransactionId(DatumGetTransactionId(PG_GETARG_DATUM(0))));
+}
