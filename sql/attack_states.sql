@@ -284,6 +284,18 @@ UPDATE dp_stream.streams SET counter = o.counter FROM older o WHERE name = 'atta
 SELECT step FROM dp_stream.advance('attack_retry', timestamp '2026-01-01' + 41 * interval '1 day', 1);
 ROLLBACK;
 SELECT step FROM dp_stream.advance('attack_retry', timestamp '2026-01-01' + 41 * interval '1 day', 1);
+-- the same for a statistic's state: a fresh repeatable state made outside
+-- create_stream belongs to no stream
+SELECT dp_stream.create_stream('attack_average', 'average', dp_hybrid(1.0), 0, 10,
+                               first_period => '2026-01-01');
+SELECT step FROM dp_stream.advance('attack_average', '2026-01-01', 4);
+BEGIN;
+UPDATE dp_stream.streams
+   SET statistic_state = dp_push(dp_statistic_new('average', 0, 10, dp_hybrid(1.0), true), 4::float8)
+ WHERE name = 'attack_average';
+SELECT step FROM dp_stream.advance('attack_average', '2026-01-02', 4);
+ROLLBACK;
+SELECT step, estimate IS NOT NULL AS released FROM dp_stream.advance('attack_average', '2026-01-02', 4);
 
 -- 5. A sealed state's length depends on its public fields only: 1000
 -- states of one mechanism and step count, over random data (from none to
