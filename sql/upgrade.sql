@@ -40,12 +40,26 @@ SET dp_stream.read_unsealed = on;
 UPDATE kept SET s = dp_reseal(s);
 RESET dp_stream.read_unsealed;
 SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_6_0, left(s::text, 7) AS sealed FROM kept;
+-- a state that named no role (unsealed, or sealed before 0.12.0) belongs to
+-- the extension's owner: another role gets 42501 until it is handed over
+CREATE ROLE dp_upgrade_job;
+GRANT SELECT ON kept TO dp_upgrade_job;
+SET ROLE dp_upgrade_job;
+\set VERBOSITY terse
+SELECT dp_estimate(s) FROM kept;
+\set VERBOSITY default
+RESET ROLE;
+UPDATE kept SET s = dp_bind(s, 'dp_upgrade_job');
+SET ROLE dp_upgrade_job;
+SELECT dp_steps(dp_push(s, 1)) AS continued_by_its_role FROM kept;
+RESET ROLE;
 -- the upgraded schema matches a fresh install (0.1.0's script plus the
 -- update scripts, chosen by CREATE EXTENSION): same functions
 CREATE TEMP TABLE upgraded AS
   SELECT p.oid::regprocedure::text AS f FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
   JOIN pg_extension e ON d.refobjid = e.oid WHERE e.extname = 'dp_stream';
 DROP TABLE kept;
+DROP ROLE dp_upgrade_job;
 DROP EXTENSION dp_stream;
 CREATE EXTENSION dp_stream;
 CREATE TEMP TABLE fresh AS

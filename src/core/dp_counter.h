@@ -348,6 +348,11 @@ extern size_t dp_counter_serialized_size(const dp_counter *counter);
 /* The length of its public prefix: mechanism, steps and node count (sealing keeps it in the clear). */
 extern size_t dp_counter_public_size(const dp_counter *counter);
 /*
+ * The longest serialization of any counter with the same mechanism, steps
+ * and node count (public fields only): what a sealed state is padded to.
+ */
+extern size_t dp_counter_padded_size(const dp_counter *counter);
+/*
  * The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), for tests of old
  * states.  Those versions had no table sampler: a state with the flag is
  * written without its key, so it reads back as an old keyless state rather

@@ -6,6 +6,8 @@
 #include "dp_stream.h"
 
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 
 #include "dp_seal.h"
@@ -22,6 +24,9 @@ PG_FUNCTION_INFO_V1(dp_counter_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_counter_mechanism);
 PG_FUNCTION_INFO_V1(dp_counter_new);
 PG_FUNCTION_INFO_V1(dp_counter_reseal);
+PG_FUNCTION_INFO_V1(dp_counter_bind);
+PG_FUNCTION_INFO_V1(dp_counter_bind_stream);
+PG_FUNCTION_INFO_V1(dp_counter_stream_id);
 
 /* A counter from its core serialization (already opened, or legacy). */
 static dp_counter *
@@ -41,14 +46,22 @@ counter_from_plain(const unsigned char *data, size_t length, bool binary, const 
 	return counter;
 }
 
-/* A counter from stored bytes: sealed (opened and authenticated) or legacy. */
+/*
+ * A counter from stored bytes: sealed (opened and authenticated) or legacy;
+ * with check, only for a role that may use it.
+ */
 static dp_counter *
-counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
+				   dp_seal_binding *binding, bool check)
 {
 	size_t		plain_length;
 	const unsigned char *plain = dp_sealed_open(DP_SEALED_COUNTER, "dp_counter", data, length,
-												&plain_length);
-	dp_counter *counter = counter_from_plain(plain, plain_length, binary, text);
+												&plain_length, binding);
+	dp_counter *counter;
+
+	if (check)
+		dp_check_binding("dp_counter", binding);
+	counter = counter_from_plain(plain, plain_length, binary, text);
 
 	if (plain != data)
 	{
@@ -59,17 +72,28 @@ counter_from_bytes(const unsigned char *data, size_t length, bool binary, const 
 }
 
 dp_counter *
-dp_counter_from_datum(Datum datum)
+dp_counter_from_datum_bound(Datum datum, dp_seal_binding *binding, bool check)
 {
 	bytea	   *value = PG_DETOAST_DATUM_PACKED(datum);
 
 	return counter_from_bytes((const unsigned char *) VARDATA_ANY(value),
-							  VARSIZE_ANY_EXHDR(value), true, "");
+							  VARSIZE_ANY_EXHDR(value), true, "", binding, check);
 }
 
-/* Every stored counter is sealed, its noise key (if any) inside. */
+dp_counter *
+dp_counter_from_datum(Datum datum)
+{
+	dp_seal_binding binding;
+
+	return dp_counter_from_datum_bound(datum, &binding, true);
+}
+
+/*
+ * Every stored counter is sealed, its noise key (if any) inside, padded to
+ * the longest serialization of its mechanism and step count.
+ */
 Datum
-dp_counter_to_datum(const dp_counter *counter)
+dp_counter_to_datum_bound(const dp_counter *counter, const dp_seal_binding *binding)
 {
 	size_t		length = dp_counter_serialized_size(counter);
 	unsigned char *plain;
@@ -81,10 +105,20 @@ dp_counter_to_datum(const dp_counter *counter)
 		return dp_unsealed_datum(counter, NULL);
 	plain = palloc(length);
 	dp_counter_serialize(counter, plain);
-	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, dp_counter_public_size(counter));
+	result = dp_sealed_datum(DP_SEALED_COUNTER, plain, length, dp_counter_public_size(counter),
+							 dp_counter_padded_size(counter), binding);
 	explicit_bzero(plain, length);
 	pfree(plain);
 	return result;
+}
+
+Datum
+dp_counter_to_datum(const dp_counter *counter)
+{
+	dp_seal_binding binding;
+
+	dp_binding_for_new_state(&binding);
+	return dp_counter_to_datum_bound(counter, &binding);
 }
 
 /*
@@ -124,16 +158,49 @@ dp_refuse_repeatable_zcdp(void)
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("repeatable states are not available for rho-zCDP mechanisms"),
 			 errhint("Managed streams and repeatable states account in epsilon; "
-					 "use a pure epsilon-DP mechanism such as dp_auto(epsilon).")));
+					 "use a pure epsilon-DP mechanism with keyed noise, such as dp_hybrid(epsilon).")));
+}
+
+/*
+ * A repeatable state draws every term under a key of its own, from its
+ * position and -- for the terms drawn when a node closes -- its content, as
+ * a keyed mechanism does.  Without the content (a kind that is not
+ * pan-private), a term depends on its position only: a look-ahead that is
+ * rolled back, or a retry with another value, gets the very noise of the
+ * real release, and subtracting gives the data exactly.  So a repeatable
+ * state is always pan-private, and the kinds that cannot draw content-keyed
+ * noise (those that do not accept dp_keyed) are refused.
+ */
+void
+dp_repeatable_mechanism(dp_mechanism *mechanism)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+	if (mechanism->flags & DP_FLAG_ZCDP)
+		dp_refuse_repeatable_zcdp();
+	if (mechanism->flags & DP_FLAG_KEYED)
+		return;					/* pan-private and content-keyed already */
+	if (kind == NULL || !(kind->accepted_flags & DP_FLAG_KEYED) ||
+		!(kind->accepted_flags & DP_FLAG_PAN_PRIVATE))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("repeatable states are not available for the %s mechanism",
+						kind ? kind->name : "unknown"),
+				 errdetail("A repeatable state draws noise keyed by the data it covers; this "
+						   "mechanism cannot, and noise keyed by position alone would let a "
+						   "rolled-back look-ahead or retry reveal the data exactly."),
+				 errhint("Use a mechanism that accepts dp_keyed, such as dp_hybrid(epsilon) "
+						 "or dp_binary(epsilon, horizon).")));
+	mechanism->flags |= DP_FLAG_PAN_PRIVATE;
 }
 
 /*
  * The counter of a keyed mechanism draws under its registered key; a
- * repeatable one under a random key of its own; any other from the
- * backend's stream.
+ * repeatable one under a random key of its own, pan-private (see
+ * dp_repeatable_mechanism); any other from the backend's stream.
  */
 dp_status
-dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeatable,
+dp_counter_begin(dp_counter *counter, const dp_mechanism *given, bool repeatable,
 				 const char **field)
 {
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
@@ -141,9 +208,15 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism, bool repeat
 	dp_random  *rng;
 	bool		table_sampler;
 	dp_mechanism unpartitioned;
+	dp_mechanism repeatable_mechanism;
+	const dp_mechanism *mechanism = given;
 
-	if (repeatable && (mechanism->flags & DP_FLAG_ZCDP))
-		dp_refuse_repeatable_zcdp();
+	if (repeatable)
+	{
+		repeatable_mechanism = *given;
+		dp_repeatable_mechanism(&repeatable_mechanism);
+		mechanism = &repeatable_mechanism;
+	}
 	if (mechanism->flags & DP_FLAG_KEYED)
 	{
 		table_sampler = dp_keyed_noise_key(mechanism, "count", noise_key);
@@ -199,11 +272,13 @@ dp_counter_out(PG_FUNCTION_ARGS)
 
 	if (!dp_seal_claims((const unsigned char *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)))
 	{
-		dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+		dp_seal_binding binding;
+		dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, false);
 		char	   *buffer;
 
+		/* sealed as it is, for the role it belongs to: output uses nothing */
 		if (dp_sealing_installed())
-			PG_RETURN_CSTRING(dp_sealed_text(dp_counter_to_datum(counter)));
+			PG_RETURN_CSTRING(dp_sealed_text(dp_counter_to_datum_bound(counter, &binding)));
 		/* before 0.6.0 is installed: the text form of that version */
 		buffer = palloc(dp_counter_text_size(counter));
 		dp_counter_to_text(counter, buffer);
@@ -231,9 +306,13 @@ dp_counter_recv(PG_FUNCTION_ARGS)
 	int			length = buffer->len - buffer->cursor;
 	const unsigned char *data = (const unsigned char *) pq_getmsgbytes(buffer, length);
 
+	dp_seal_binding binding;
+
 	if (dp_seal_claims(data, length))
 		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_COUNTER, "dp_counter", data, length, true, ""));
-	PG_RETURN_DATUM(dp_counter_to_datum(counter_from_bytes(data, length, true, "")));
+	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter_from_bytes(data, length, true, "",
+																 &binding, false),
+											  &binding));
 }
 
 static Datum
@@ -241,17 +320,19 @@ push_value(FunctionCallInfo fcinfo, DpValueType value_type)
 {
 	dp_counter *counter;
 	dp_status	status;
+	dp_seal_binding binding;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+	counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
 	if (counter->mechanism.flags & DP_FLAG_KEYED)
 		dp_keyed_check_user(&counter->mechanism);
 	status = dp_counter_push(counter, dp_step_value(fcinfo, 1, value_type, counter),
 							 dp_backend_random());
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &counter->mechanism);
-	PG_RETURN_DATUM(dp_counter_to_datum(counter));
+	/* the pushed state keeps its role and stream */
+	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
 }
 
 Datum
@@ -272,16 +353,22 @@ dp_counter_estimate(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(dp_counter_release(dp_counter_from_datum(PG_GETARG_DATUM(0))));
 }
 
+/* public fields: any role may read them (opened, but nothing else leaves) */
 Datum
 dp_counter_steps(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(dp_counter_from_datum(PG_GETARG_DATUM(0))->steps);
+	dp_seal_binding binding;
+
+	PG_RETURN_INT64(dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, false)->steps);
 }
 
 Datum
 dp_counter_mechanism(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_DATUM(dp_mechanism_to_datum(&dp_counter_from_datum(PG_GETARG_DATUM(0))->mechanism));
+	dp_seal_binding binding;
+
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&dp_counter_from_datum_bound(PG_GETARG_DATUM(0),
+																	   &binding, false)->mechanism));
 }
 
 Datum
@@ -316,5 +403,62 @@ dp_counter_new(PG_FUNCTION_ARGS)
 Datum
 dp_counter_reseal(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_DATUM(dp_counter_to_datum(dp_counter_from_datum(PG_GETARG_DATUM(0))));
+	dp_seal_binding binding;
+	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
+}
+
+/*
+ * dp_bind(state, role): the same state, for another role.  Only a role with
+ * the privileges of both the role the state belongs to (checked on opening)
+ * and the new one may hand it over: otherwise a role could take a state it
+ * may not use, or give a state to a role it cannot act as.
+ */
+void
+dp_rebind(dp_seal_binding *binding, Oid role)
+{
+	if (!has_privs_of_role(GetUserId(), role))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to bind a state to role \"%s\"",
+						GetUserNameFromId(role, false)),
+				 errhint("Only a role with the privileges of both the role a state belongs "
+						 "to and the new role (a member of both, or a superuser) may hand it "
+						 "over.")));
+	strlcpy(binding->role, GetUserNameFromId(role, false), sizeof(binding->role));
+}
+
+Datum
+dp_counter_bind(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	dp_rebind(&binding, PG_GETARG_OID(1));
+	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
+}
+
+/*
+ * dp_stream.bind_stream(state, stream_id): the state of a managed stream,
+ * tied to its catalog row (internal: the extension's owner only).
+ */
+Datum
+dp_counter_bind_stream(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	binding.stream_id = (uint64) PG_GETARG_INT64(1);
+	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
+}
+
+/* dp_stream.state_stream(state): the stream id a state is tied to, 0 for none */
+Datum
+dp_counter_stream_id(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+
+	(void) dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+	PG_RETURN_INT64((int64) binding.stream_id);
 }

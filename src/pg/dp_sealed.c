@@ -8,28 +8,120 @@
 
 #include <sodium.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
-
-#include "dp_seal.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
 
 #define SEALED_TEXT_PREFIX "sealed:"
 
 Datum
 dp_sealed_datum(int kind, const unsigned char *plain, size_t plain_length,
-				size_t public_length)
+				size_t public_length, size_t padded_length, const dp_seal_binding *binding)
 {
 	unsigned char secret[DP_SEAL_KEY_BYTES];
 	uint64		key_id;
-	size_t		size = dp_seal_size(public_length, plain_length);
-	bytea	   *value = palloc(VARHDRSZ + size);
+	size_t		size;
+	bytea	   *value;
 
+	Assert(padded_length >= plain_length);
+	Assert(binding->role[0] != '\0');
+	size = dp_seal_bound_size(public_length, padded_length);
+	value = palloc(VARHDRSZ + size);
 	(void) dp_backend_random();	/* libsodium is initialised there */
 	dp_secret_for_sealing(secret, &key_id);
 	SET_VARSIZE(value, VARHDRSZ + size);
-	dp_seal((unsigned char *) VARDATA(value), (dp_sealed_kind) kind, key_id, secret,
-			plain, plain_length, public_length);
+	dp_seal_bound((unsigned char *) VARDATA(value), (dp_sealed_kind) kind, key_id, secret,
+				  binding, plain, plain_length, public_length, padded_length);
 	explicit_bzero(secret, sizeof(secret));
 	return PointerGetDatum(value);
+}
+
+/*
+ * The role that owns the extension: states sealed before 0.12.0 (version 1)
+ * and unsealed ones name no role, and belong to it (and to superusers).
+ */
+static Oid
+extension_owner(void)
+{
+	Oid			extension = get_extension_oid("dp_stream", false);
+	Relation	relation = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			owner = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extension));
+	scan = systable_beginscan(relation, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		owner = ((Form_pg_extension) GETSTRUCT(tuple))->extowner;
+	systable_endscan(scan);
+	table_close(relation, AccessShareLock);
+	return owner;
+}
+
+static void
+binding_for_role(dp_seal_binding *binding, Oid role)
+{
+	const char *name = GetUserNameFromId(role, false);
+
+	memset(binding, 0, sizeof(*binding));
+	binding->version = DP_SEAL_VERSION;
+	strlcpy(binding->role, name, sizeof(binding->role));
+}
+
+void
+dp_binding_for_new_state(dp_seal_binding *binding)
+{
+	binding_for_role(binding, GetUserId());
+}
+
+void
+dp_binding_for_legacy_state(dp_seal_binding *binding)
+{
+	binding_for_role(binding, extension_owner());
+	binding->version = 1;
+}
+
+bool
+dp_may_use_binding(const dp_seal_binding *binding)
+{
+	Oid			role = get_role_oid(binding->role, true);
+
+	/* a role dropped (or not restored) leaves its states to superusers */
+	if (!OidIsValid(role))
+		return superuser();
+	return has_privs_of_role(GetUserId(), role);
+}
+
+/*
+ * Whoever may open a state can run its mechanism with its hidden noise: two
+ * versions of it, pushed and estimated, give the exact change between them.
+ * So only the role it is bound to (and the roles that have its privileges)
+ * may.  The role is not named: the refused role may not learn it.
+ */
+void
+dp_check_binding(const char *type_name, const dp_seal_binding *binding)
+{
+	if (!dp_may_use_binding(binding))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to use this %s value", type_name),
+				 errdetail("A state may be used only by the role it is bound to: using it runs "
+						   "its mechanism with its hidden noise, and two versions of it would "
+						   "give the exact change between them."),
+				 errhint("Run this as the role the state belongs to, or have that role hand it "
+						 "to yours with dp_bind(state, role).")));
 }
 
 void
@@ -48,16 +140,22 @@ dp_check_unsealed_allowed(const char *type_name)
 
 const unsigned char *
 dp_sealed_open(int kind, const char *type_name, const unsigned char *data, size_t length,
-			   size_t *plain_length)
+			   size_t *plain_length, dp_seal_binding *binding)
 {
 	dp_seal_info info;
 	dp_parse_error error;
 	unsigned char secret[DP_SEAL_KEY_BYTES];
 	unsigned char *plain;
+	dp_status	status;
 
 	if (!dp_seal_claims(data, length))
 	{
 		dp_check_unsealed_allowed(type_name);
+		/* before 0.6.0 is installed, that version's (no roles) rules apply */
+		if (dp_sealing_installed())
+			dp_binding_for_legacy_state(binding);
+		else
+			dp_binding_for_new_state(binding);
 		*plain_length = length;
 		return data;
 	}
@@ -73,13 +171,13 @@ dp_sealed_open(int kind, const char *type_name, const unsigned char *data, size_
 						 "restore dp_stream.secrets from a dump of the database that "
 						 "sealed it.")));
 	plain = palloc(info.plain_length > 0 ? info.plain_length : 1);
-	if (dp_seal_open(data, length, &info, secret, plain, &error) != DP_OK)
-	{
-		explicit_bzero(secret, sizeof(secret));
-		dp_report_parse_error(type_name, "", &error, true);
-	}
+	status = dp_seal_open_bound(data, length, &info, secret, plain, binding, plain_length,
+								&error);
 	explicit_bzero(secret, sizeof(secret));
-	*plain_length = info.plain_length;
+	if (status != DP_OK)
+		dp_report_parse_error(type_name, "", &error, true);
+	if (binding->version == 1)
+		dp_binding_for_legacy_state(binding);
 	return plain;
 }
 
@@ -168,7 +266,10 @@ dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size
 	if (dp_secret_by_id(info.key_id, secret))
 	{
 		unsigned char *plain = palloc(info.plain_length > 0 ? info.plain_length : 1);
-		dp_status	status = dp_seal_open(data, length, &info, secret, plain, &error);
+		dp_seal_binding binding;
+		size_t		state_length;
+		dp_status	status = dp_seal_open_bound(data, length, &info, secret, plain, &binding,
+												&state_length, &error);
 
 		explicit_bzero(secret, sizeof(secret));
 		explicit_bzero(plain, info.plain_length);
@@ -180,4 +281,20 @@ dp_sealed_input(int kind, const char *type_name, const unsigned char *data, size
 	SET_VARSIZE(value, VARHDRSZ + length);
 	memcpy(VARDATA(value), data, length);
 	return PointerGetDatum(value);
+}
+
+
+/*
+ * dp_stream.written_by_this_transaction(xmin): whether a row version was
+ * written by the current transaction or one of its subtransactions
+ * (internal: advance refuses a stream whose creation has not committed).
+ * Unlike a stored transaction id, an xmin is never carried into another
+ * cluster by a dump.
+ */
+PG_FUNCTION_INFO_V1(dp_written_by_this_transaction);
+
+Datum
+dp_written_by_this_transaction(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(TransactionIdIsCurrentTransactionId(DatumGetTransactionId(PG_GETARG_DATUM(0))));
 }

@@ -81,22 +81,29 @@ dp_statistic_computes(const dp_statistic_spec *spec)
 }
 
 dp_statistic *
-dp_statistic_begin(MemoryContext context, const dp_statistic_spec *spec, bool repeatable)
+dp_statistic_begin(MemoryContext context, const dp_statistic_spec *given, bool repeatable)
 {
 	dp_statistic layout;
 	dp_statistic *statistic;
 	const char *field = NULL;
-	dp_statistic_spec unpartitioned = *spec;
+	dp_statistic_spec repeatable_spec;
+	dp_statistic_spec unpartitioned;
+	const dp_statistic_spec *spec = given;
 	dp_status	status;
 
+	/* pan-private and content-keyed, or refused (dp_repeatable_mechanism) */
+	if (repeatable)
+	{
+		repeatable_spec = *given;
+		dp_repeatable_mechanism(&repeatable_spec.mechanism);
+		spec = &repeatable_spec;
+	}
 	/* the noise key binds a keyed mechanism's partition; the statistic does not carry it */
+	unpartitioned = *spec;
 	memset(unpartitioned.mechanism.partition, 0, sizeof(unpartitioned.mechanism.partition));
 	status = dp_statistic_layout(&layout, &unpartitioned, &field);
-
 	if (status != DP_OK)
 		dp_report_statistic_status(status, field, spec);
-	if (repeatable && (spec->mechanism.flags & DP_FLAG_ZCDP))
-		dp_refuse_repeatable_zcdp();
 	statistic = MemoryContextAlloc(context, dp_statistic_size(&layout));
 	if (spec->mechanism.flags & DP_FLAG_KEYED)
 	{

@@ -27,6 +27,9 @@ PG_FUNCTION_INFO_V1(dp_statistic_error_bound_sql);
 PG_FUNCTION_INFO_V1(dp_statistic_summary);
 PG_FUNCTION_INFO_V1(dp_statistic_new);
 PG_FUNCTION_INFO_V1(dp_statistic_reseal);
+PG_FUNCTION_INFO_V1(dp_statistic_bind);
+PG_FUNCTION_INFO_V1(dp_statistic_bind_stream);
+PG_FUNCTION_INFO_V1(dp_statistic_stream_id);
 
 static dp_statistic *
 statistic_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
@@ -45,13 +48,19 @@ statistic_from_plain(const unsigned char *data, size_t length, bool binary, cons
 	return statistic;
 }
 
+/* As counter_from_bytes. */
 static dp_statistic *
-statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text)
+statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
+					 dp_seal_binding *binding, bool check)
 {
 	size_t		plain_length;
 	const unsigned char *plain = dp_sealed_open(DP_SEALED_STATISTIC, "dp_statistic", data,
-												length, &plain_length);
-	dp_statistic *statistic = statistic_from_plain(plain, plain_length, binary, text);
+												length, &plain_length, binding);
+	dp_statistic *statistic;
+
+	if (check)
+		dp_check_binding("dp_statistic", binding);
+	statistic = statistic_from_plain(plain, plain_length, binary, text);
 
 	if (plain != data)
 	{
@@ -62,17 +71,34 @@ statistic_from_bytes(const unsigned char *data, size_t length, bool binary, cons
 }
 
 dp_statistic *
-dp_statistic_from_datum(Datum datum)
+dp_statistic_from_datum_bound(Datum datum, dp_seal_binding *binding, bool check)
 {
 	bytea	   *value = PG_DETOAST_DATUM_PACKED(datum);
 
 	return statistic_from_bytes((const unsigned char *) VARDATA_ANY(value),
-								VARSIZE_ANY_EXHDR(value), true, "");
+								VARSIZE_ANY_EXHDR(value), true, "", binding, check);
 }
 
-/* Sealed, as dp_counter_to_datum. */
+dp_statistic *
+dp_statistic_from_datum(Datum datum)
+{
+	dp_seal_binding binding;
+
+	return dp_statistic_from_datum_bound(datum, &binding, true);
+}
+
 Datum
 dp_statistic_to_datum(const dp_statistic *statistic)
+{
+	dp_seal_binding binding;
+
+	dp_binding_for_new_state(&binding);
+	return dp_statistic_to_datum_bound(statistic, &binding);
+}
+
+/* Sealed, bound and padded as dp_counter_to_datum_bound. */
+Datum
+dp_statistic_to_datum_bound(const dp_statistic *statistic, const dp_seal_binding *binding)
 {
 	size_t		length = dp_statistic_serialized_size(statistic);
 	unsigned char *plain;
@@ -84,7 +110,9 @@ dp_statistic_to_datum(const dp_statistic *statistic)
 		return dp_unsealed_datum(NULL, statistic);
 	plain = palloc(length);
 	dp_statistic_serialize(statistic, plain);
-	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length, dp_statistic_public_size(statistic));
+	result = dp_sealed_datum(DP_SEALED_STATISTIC, plain, length,
+							 dp_statistic_public_size(statistic),
+							 dp_statistic_padded_size(statistic), binding);
 	explicit_bzero(plain, length);
 	pfree(plain);
 	return result;
@@ -121,11 +149,13 @@ dp_statistic_out(PG_FUNCTION_ARGS)
 
 	if (!dp_seal_claims((const unsigned char *) VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)))
 	{
-		dp_statistic *statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+		dp_seal_binding binding;
+		dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding,
+																false);
 		char	   *buffer;
 
 		if (dp_sealing_installed())
-			PG_RETURN_CSTRING(dp_sealed_text(dp_statistic_to_datum(statistic)));
+			PG_RETURN_CSTRING(dp_sealed_text(dp_statistic_to_datum_bound(statistic, &binding)));
 		buffer = palloc(dp_statistic_text_size(statistic));
 		dp_statistic_to_text(statistic, buffer);
 		PG_RETURN_CSTRING(buffer);
@@ -140,10 +170,14 @@ dp_statistic_recv(PG_FUNCTION_ARGS)
 	int			length = buffer->len - buffer->cursor;
 	const unsigned char *data = (const unsigned char *) pq_getmsgbytes(buffer, length);
 
+	dp_seal_binding binding;
+
 	if (dp_seal_claims(data, length))
 		PG_RETURN_DATUM(dp_sealed_input(DP_SEALED_STATISTIC, "dp_statistic", data, length,
 										true, ""));
-	PG_RETURN_DATUM(dp_statistic_to_datum(statistic_from_bytes(data, length, true, "")));
+	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic_from_bytes(data, length, true, "",
+																	 &binding, false),
+												&binding));
 }
 
 /* A NULL value is a step without an observation, as in the aggregates. */
@@ -152,10 +186,11 @@ push_value(FunctionCallInfo fcinfo, bool integer)
 {
 	dp_statistic *statistic;
 	dp_status	status;
+	dp_seal_binding binding;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	statistic = dp_statistic_from_datum(PG_GETARG_DATUM(0));
+	statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
 	if (statistic->spec.mechanism.flags & DP_FLAG_KEYED)
 		dp_keyed_check_user(&statistic->spec.mechanism);
 	if (integer)
@@ -168,7 +203,7 @@ push_value(FunctionCallInfo fcinfo, bool integer)
 								   dp_backend_random());
 	if (status != DP_OK)
 		dp_report_status(status, NULL, &statistic->spec.mechanism);
-	PG_RETURN_DATUM(dp_statistic_to_datum(statistic));
+	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
 }
 
 Datum
@@ -248,16 +283,23 @@ dp_statistic_estimate_named(PG_FUNCTION_ARGS)
 			 errhint("Use one of sum, count, avg, var_pop, var_samp, stddev_pop, stddev_samp.")));
 }
 
+/* public fields, as for dp_counter */
 Datum
 dp_statistic_steps_sql(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(dp_statistic_steps(dp_statistic_from_datum(PG_GETARG_DATUM(0))));
+	dp_seal_binding binding;
+
+	PG_RETURN_INT64(dp_statistic_steps(dp_statistic_from_datum_bound(PG_GETARG_DATUM(0),
+																	 &binding, false)));
 }
 
 Datum
 dp_statistic_mechanism(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_DATUM(dp_mechanism_to_datum(&dp_statistic_from_datum(PG_GETARG_DATUM(0))->spec.mechanism));
+	dp_seal_binding binding;
+	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, false);
+
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&statistic->spec.mechanism));
 }
 
 Datum
@@ -360,7 +402,40 @@ dp_statistic_new(PG_FUNCTION_ARGS)
 Datum
 dp_statistic_reseal(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_DATUM(dp_statistic_to_datum(dp_statistic_from_datum(PG_GETARG_DATUM(0))));
+	dp_seal_binding binding;
+	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
+}
+
+/* dp_bind(state, role): as for dp_counter */
+Datum
+dp_statistic_bind(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	dp_rebind(&binding, PG_GETARG_OID(1));
+	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
+}
+
+Datum
+dp_statistic_bind_stream(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+
+	binding.stream_id = (uint64) PG_GETARG_INT64(1);
+	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
+}
+
+Datum
+dp_statistic_stream_id(PG_FUNCTION_ARGS)
+{
+	dp_seal_binding binding;
+
+	(void) dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+	PG_RETURN_INT64((int64) binding.stream_id);
 }
 
 /*

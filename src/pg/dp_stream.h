@@ -9,6 +9,7 @@
 #include "fmgr.h"
 
 #include "dp_counter.h"
+#include "dp_seal.h"
 #include "dp_statistic.h"
 
 /* The noise source of this backend (dp_stream.c). */
@@ -26,15 +27,28 @@ extern bool dp_keyed_noise_key(const dp_mechanism *mechanism, const char *contex
 
 /*
  * Sealed values (dp_sealed.c).  dp_sealed_datum seals a core serialization
- * whose first public_length bytes are public; dp_sealed_open returns the
- * serialization inside stored bytes, after authenticating them, or the
- * bytes themselves for an unsealed value when dp_stream.read_unsealed is on.
+ * whose first public_length bytes are public, padded to padded_length (a
+ * length that depends on public fields only), bound to a role and maybe a
+ * stream; dp_sealed_open returns the serialization inside stored bytes,
+ * after authenticating them, or the bytes themselves for an unsealed value
+ * when dp_stream.read_unsealed is on, and what they are bound to (a value
+ * sealed before 0.12.0, or unsealed, to the extension's owner).  It does
+ * not check the role: dp_check_binding does.
  */
 extern Datum dp_sealed_datum(int kind, const unsigned char *plain, size_t plain_length,
-							 size_t public_length);
+							 size_t public_length, size_t padded_length,
+							 const dp_seal_binding *binding);
 extern const unsigned char *dp_sealed_open(int kind, const char *type_name,
 										   const unsigned char *data, size_t length,
-										   size_t *plain_length);
+										   size_t *plain_length, dp_seal_binding *binding);
+/* The binding of a new state: the current role, no stream. */
+extern void dp_binding_for_new_state(dp_seal_binding *binding);
+/* The binding of a state that names none: the extension's owner. */
+extern void dp_binding_for_legacy_state(dp_seal_binding *binding);
+/* Whether the current role may use a state with this binding. */
+extern bool dp_may_use_binding(const dp_seal_binding *binding);
+/* Raises 42501 unless it may. */
+extern void dp_check_binding(const char *type_name, const dp_seal_binding *binding);
 /* Text form: "sealed:" and the base64 of the sealed bytes. */
 extern char *dp_sealed_text(Datum datum);
 /* The sealed bytes of a text form; NULL when the text is not a sealed one. */
@@ -146,13 +160,32 @@ extern bool dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum,
 									   const dp_mechanism *mechanism);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 
-/* dp_counter SQL type: a varlena holding the core's binary form. */
+/*
+ * dp_counter SQL type: a varlena holding the core's binary form, sealed.
+ * dp_counter_from_datum opens a state for the role it is bound to (42501
+ * for any other); dp_counter_to_datum seals a new state, bound to the
+ * current role.  The _bound forms return and take the binding, so that a
+ * pushed state keeps its own; with check false, the opened state must serve
+ * its public fields only.
+ */
 extern dp_counter *dp_counter_from_datum(Datum datum);
 extern Datum dp_counter_to_datum(const dp_counter *counter);
+extern dp_counter *dp_counter_from_datum_bound(Datum datum, dp_seal_binding *binding,
+											   bool check);
+extern Datum dp_counter_to_datum_bound(const dp_counter *counter,
+									   const dp_seal_binding *binding);
 
-/* dp_statistic SQL type: a varlena holding the core's binary form. */
+/* dp_statistic SQL type: the same. */
 extern dp_statistic *dp_statistic_from_datum(Datum datum);
 extern Datum dp_statistic_to_datum(const dp_statistic *statistic);
+extern dp_statistic *dp_statistic_from_datum_bound(Datum datum, dp_seal_binding *binding,
+												   bool check);
+extern Datum dp_statistic_to_datum_bound(const dp_statistic *statistic,
+										 const dp_seal_binding *binding);
+/* Makes a mechanism fit for a repeatable state (pan-private, content-keyed). */
+extern void dp_repeatable_mechanism(dp_mechanism *mechanism);
+/* dp_bind's check and change: 42501 unless the current role has role's privileges. */
+extern void dp_rebind(dp_seal_binding *binding, Oid role);
 /*
  * A statistic at step 0 in `context` (validates the spec, draws the first
  * noise), keyed as dp_counter_begin.

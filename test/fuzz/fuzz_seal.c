@@ -6,9 +6,10 @@
  *		may open.
  *
  *		An input whose first byte is 0 is instead sealed (its public fields
- *		the first bytes of the rest) and opened again: the round trip must
- *		give back exactly the input, and every one-bit change of the sealed
- *		bytes at a position the input chooses must be refused.
+ *		the first bytes of the rest) and opened again, in version 1 and in
+ *		version 2 (bound to a role and a stream, padded): the round trip must
+ *		give back exactly the input and its binding, and every one-bit change
+ *		of the sealed bytes at a position the input chooses must be refused.
  */
 #include "fuzz_common.h"
 
@@ -32,6 +33,13 @@ open_sealed(const uint8_t *data, size_t size, dp_sealed_kind kind)
 		abort();
 	/* a value the fuzzer built cannot authenticate: 2^-128 */
 	FUZZ_CHECK(dp_seal_open(data, size, &info, key, plain, &error) != DP_OK);
+	{
+		dp_seal_binding binding;
+		size_t		state_length;
+
+		FUZZ_CHECK(dp_seal_open_bound(data, size, &info, key, plain, &binding, &state_length,
+									  &error) != DP_OK);
+	}
 	free(plain);
 }
 
@@ -67,6 +75,34 @@ round_trip(const uint8_t *data, size_t size)
 		FUZZ_CHECK(dp_seal_open(sealed, sealed_length, &info, key, opened, &error) != DP_OK);
 	free(sealed);
 	free(opened);
+
+	/* version 2: bound and padded by up to 255 bytes */
+	{
+		dp_seal_binding binding = {.version = DP_SEAL_VERSION, .role = "fuzz_role",
+		.stream_id = (uint64_t) size * 0x9e3779b97f4a7c15u};
+		dp_seal_binding read;
+		size_t		padded = plain_length + flip;
+		size_t		state_length;
+
+		sealed_length = dp_seal_bound_size(public_length, padded);
+		sealed = malloc(sealed_length);
+		opened = malloc(DP_SEAL_BINDING_BYTES + padded + 1);
+		if (sealed == NULL || opened == NULL)
+			abort();
+		dp_seal_bound(sealed, DP_SEALED_COUNTER, 7, key, &binding, plain, plain_length,
+					  public_length, padded);
+		FUZZ_CHECK(dp_seal_peek(sealed, sealed_length, DP_SEALED_COUNTER, &info, &error) == DP_OK);
+		FUZZ_CHECK(dp_seal_open_bound(sealed, sealed_length, &info, key, opened, &read,
+									  &state_length, &error) == DP_OK);
+		FUZZ_CHECK(state_length == plain_length && memcmp(opened, plain, plain_length) == 0);
+		FUZZ_CHECK(strcmp(read.role, binding.role) == 0 && read.stream_id == binding.stream_id);
+		sealed[(flip * 7) % sealed_length] ^= 1;
+		if (dp_seal_peek(sealed, sealed_length, DP_SEALED_COUNTER, &info, &error) == DP_OK)
+			FUZZ_CHECK(dp_seal_open_bound(sealed, sealed_length, &info, key, opened, &read,
+										  &state_length, &error) != DP_OK);
+		free(sealed);
+		free(opened);
+	}
 }
 
 int

@@ -87,6 +87,97 @@ test_seal_round_trip(void)
 	free(sealed);
 }
 
+/*
+ * Version 2: the binding (role, stream) and the padding are sealed with the
+ * state; they read back, every edit is refused, a version 1 value still
+ * opens (with no binding), and the sealed length is the padded one whatever
+ * the state's own length.
+ */
+static void
+test_seal_bound(void)
+{
+	unsigned char key[DP_SEAL_KEY_BYTES] = "a key of thirty-two bytes.......";
+	unsigned char plain[120];
+	unsigned char opened[400];
+	dp_seal_binding binding = {.version = DP_SEAL_VERSION, .role = "publisher",
+	.stream_id = UINT64_C(0x0123456789abcdef)};
+	dp_seal_binding read;
+	size_t		size = dp_seal_bound_size(20, 200);
+	unsigned char *sealed = malloc(size);
+	unsigned char *v1 = malloc(dp_seal_size(20, sizeof(plain)));
+	size_t		state_length = 0;
+	dp_seal_info info;
+	dp_parse_error error;
+	int			refused = 0;
+	int			same_size = 1;
+
+	for (size_t i = 0; i < sizeof(plain); i++)
+		plain[i] = (unsigned char) (i * 13 + 1);
+	dp_seal_bound(sealed, DP_SEALED_COUNTER, 42, key, &binding, plain, sizeof(plain), 20, 200);
+	tap_ok(dp_seal_peek(sealed, size, DP_SEALED_COUNTER, &info, &error) == DP_OK &&
+		   info.version == 2 && info.public_length == 20 &&
+		   info.plain_length == DP_SEAL_BINDING_BYTES + 200,
+		   "a version 2 value's header reads back");
+	tap_ok(!contains(sealed, size, (const unsigned char *) "publisher", 9),
+		   "its role is not in the clear");
+	tap_ok(dp_seal_open_bound(sealed, size, &info, key, opened, &read, &state_length,
+							  &error) == DP_OK &&
+		   state_length == sizeof(plain) && memcmp(opened, plain, sizeof(plain)) == 0 &&
+		   read.version == 2 && strcmp(read.role, "publisher") == 0 &&
+		   read.stream_id == binding.stream_id,
+		   "it opens to the state, its role and its stream");
+	tap_ok(dp_seal_open(sealed, size, &info, key, opened, &error) != DP_OK,
+		   "the version 1 opener refuses it");
+
+	for (size_t i = 0; i < size; i++)
+		for (int bit = 0; bit < 8; bit++)
+		{
+			sealed[i] ^= (unsigned char) (1 << bit);
+			if (dp_seal_peek(sealed, size, DP_SEALED_COUNTER, &info, &error) != DP_OK)
+				refused++;
+			else
+			{
+				unsigned char *buffer = malloc(info.plain_length + 1);
+
+				refused += dp_seal_open_bound(sealed, size, &info, key, buffer, &read,
+											  &state_length, &error) != DP_OK;
+				free(buffer);
+			}
+			sealed[i] ^= (unsigned char) (1 << bit);
+		}
+	tap_ok(refused == (int) size * 8, "every one of the %d one-bit edits is refused (%d)",
+		   (int) size * 8, refused);
+
+	/* states of 20 to 200 bytes, padded to 200, seal to one length */
+	for (size_t length = 20; length <= 200; length += 30)
+	{
+		unsigned char *other = malloc(dp_seal_bound_size(20, 200));
+		unsigned char state[200];
+
+		memset(state, 0x5a, sizeof(state));
+		memcpy(state, plain, 20);
+		dp_seal_bound(other, DP_SEALED_COUNTER, 42, key, &binding, state, length, 20, 200);
+		same_size &= dp_seal_peek(other, dp_seal_bound_size(20, 200), DP_SEALED_COUNTER, &info,
+								  &error) == DP_OK &&
+			dp_seal_open_bound(other, dp_seal_bound_size(20, 200), &info, key, opened, &read,
+							   &state_length, &error) == DP_OK && state_length == length;
+		free(other);
+	}
+	tap_ok(same_size, "states of different lengths, padded alike, seal to one length and "
+		   "open to their own");
+
+	dp_seal(v1, DP_SEALED_COUNTER, 42, key, plain, sizeof(plain), 20);
+	tap_ok(dp_seal_peek(v1, dp_seal_size(20, sizeof(plain)), DP_SEALED_COUNTER, &info,
+						&error) == DP_OK &&
+		   dp_seal_open_bound(v1, dp_seal_size(20, sizeof(plain)), &info, key, opened, &read,
+							  &state_length, &error) == DP_OK &&
+		   read.version == 1 && read.role[0] == '\0' && read.stream_id == 0 &&
+		   state_length == sizeof(plain) && memcmp(opened, plain, sizeof(plain)) == 0,
+		   "a version 1 value opens, with no binding");
+	free(sealed);
+	free(v1);
+}
+
 static void
 test_keyed_counters(void)
 {
@@ -182,6 +273,7 @@ main(void)
 		return 1;
 	dp_random_init_keyed(&rng, seed, sizeof(seed) - 1);
 	test_seal_round_trip();
+	test_seal_bound();
 	test_keyed_counters();
 	test_keyed_distribution();
 	return tap_done();

@@ -246,6 +246,36 @@ dp_counter_public_size(const dp_counter *counter)
 	return public_length;
 }
 
+/*
+ * What sealing pads a counter to, so that the length of a stored state
+ * tells nothing about its data: the public fields, the noise-key section,
+ * and every node at a magnitude computed from public fields only -- all the
+ * data the steps can hold (steps * max_per_step) plus 256 noise scales,
+ * which a node's few noise terms exceed with probability below 10^-26 --
+ * or the actual length if it is ever longer (a length that then tells only
+ * that event).  A run of zero nodes is never longer than its nodes at that
+ * width.
+ */
+size_t
+dp_counter_padded_size(const dp_counter *counter)
+{
+	double		scale = dp_scale_as_double(&counter->scale);
+	double		second = dp_scale_as_double(&counter->second_scale);
+	double		bound = ((double) counter->steps + 1) * (double) counter->mechanism.max_per_step +
+		256.0 * (scale > second ? scale : second) + 1.0;
+	size_t		width;
+	size_t		padded;
+	size_t		actual = dp_counter_serialized_size(counter);
+
+	if (!(bound < 0x1p120))
+		width = dp_put_varint(NULL, zigzag(-DP_NODE_VALUE_MAX));
+	else
+		width = dp_put_varint(NULL, zigzag(-(dp_int128) bound));
+	padded = dp_counter_public_size(counter) + 1 + DP_NOISE_KEY_BYTES +
+		(size_t) counter->node_count * width;
+	return padded > actual ? padded : actual;
+}
+
 void
 dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 {

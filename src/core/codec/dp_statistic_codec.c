@@ -76,10 +76,26 @@ dp_statistic_check_storable(const dp_statistic *statistic)
 	return DP_OK;
 }
 
+/*
+ * The header only (since 0.12.0): the length of the first channel, which
+ * follows it, depends on the data, and public fields are in the clear.
+ */
 size_t
 dp_statistic_public_size(const dp_statistic *statistic)
 {
-	return HEADER_BYTES + 4 + dp_counter_public_size(dp_statistic_counter_const(statistic, 0));
+	(void) statistic;
+	return HEADER_BYTES;
+}
+
+/* As dp_counter_padded_size, channel by channel. */
+size_t
+dp_statistic_padded_size(const dp_statistic *statistic)
+{
+	size_t		size = HEADER_BYTES;
+
+	for (int i = 0; i < statistic->channel_count; i++)
+		size += 4 + dp_counter_padded_size(dp_statistic_counter_const(statistic, i));
+	return size;
 }
 
 size_t

@@ -201,10 +201,13 @@ extern bool dp_statistic_error_bound(const dp_statistic *statistic, double confi
 /* Binary form: a header, then each channel's counter in its own binary form. */
 #define DP_STATISTIC_FORMAT_VERSION 1
 /*
- * The public prefix of the binary form: the spec, and the length and public
- * prefix of the first channel's counter (its mechanism and steps).
+ * The public prefix of the binary form: the header (the spec and its
+ * epsilon).  Before 0.12.0 it went on to the first channel's length, which
+ * depends on the data.
  */
 extern size_t dp_statistic_public_size(const dp_statistic *statistic);
+/* What a sealed statistic is padded to (dp_counter_padded_size). */
+extern size_t dp_statistic_padded_size(const dp_statistic *statistic);
 extern size_t dp_statistic_serialized_size(const dp_statistic *statistic);
 /* DP_ERROR_OVERFLOW when a channel could not be read back (dp_counter_check_storable). */
 extern dp_status dp_statistic_check_storable(const dp_statistic *statistic);
