@@ -348,7 +348,7 @@ lp_extract(lp_matrices *m, const dp_mechanism *mechanism, int steps, bool nodes_
 	{
 		double		expected = 0,
 					error;
-		bool		release = r % (1 + m->nodes) == 0;
+		bool		release = r % (1 + m->nodes) == 0;	/* else a node */
 
 		for (int s = 1; s <= steps; s++)
 			expected += m->data[(size_t) r * steps + (s - 1)] * (double) x[s] /
@@ -372,7 +372,6 @@ lp_extract(lp_matrices *m, const dp_mechanism *mechanism, int steps, bool nodes_
 				readings += fabs(ldexp(int128_to_double(values[j]), -m->probe_shift[j]));
 			error = error > readings ? error : 0;
 		}
-		(void) release;
 		/* the nodes of a state no view reads (BLT's) are not needed */
 		if (!release && !nodes_read)
 			continue;
@@ -670,7 +669,6 @@ typedef struct lp_tally
 static double
 lp_cost(const lp_matrices *m, const int *rows, int row_count, const double *delta)
 {
-	static double B[LP_STEPS_MAX * (LP_STEPS_MAX + LP_NODES_MAX)];
 	double	   *dense = NULL;
 	double		y[LP_STEPS_MAX + LP_NODES_MAX];
 	double		weights[LP_DRAWS_MAX];
@@ -680,7 +678,6 @@ lp_cost(const lp_matrices *m, const int *rows, int row_count, const double *delt
 				k = 0;
 	double		cost;
 
-	(void) B;
 	for (int j = 0; j < m->draws; j++)
 	{
 		bool		reaches = false;
@@ -734,7 +731,7 @@ lp_cost(const lp_matrices *m, const int *rows, int row_count, const double *delt
 }
 
 static void
-lp_record(lp_tally *tally, const lp_matrices *m, double cost, double claim, double tolerance,
+lp_record(lp_tally *tally, double cost, double claim, double tolerance,
 		  const char *view, int tau, const int *steps, int step_count, int through)
 {
 	double		ratio = cost / claim;
@@ -758,7 +755,6 @@ lp_record(lp_tally *tally, const lp_matrices *m, double cost, double claim, doub
 		tally->worst_ratio = isnan(ratio) ? INFINITY : ratio;
 		snprintf(tally->worst, sizeof(tally->worst), "%s (cost %.9g, claim %.9g)", where, cost, claim);
 	}
-	(void) m;
 }
 
 /* the loss promised at an age: g(d) for a delayed tree, epsilon (rho) otherwise */
@@ -848,7 +844,7 @@ check_unit(void *context, const int *steps, const int *signs, int count)
 
 			for (int t = 1; t <= through; t++)
 				rows[row_count++] = release_row(m, t);
-			lp_record(v->tally, m, lp_cost(m, rows, row_count, delta),
+			lp_record(v->tally, lp_cost(m, rows, row_count, delta),
 					  claim_at(&m->mechanism, through - oldest), v->tolerance, v->view, 0,
 					  steps, count, through);
 		}
@@ -863,7 +859,7 @@ check_unit(void *context, const int *steps, const int *signs, int count)
 		for (int i = 0; i < m->nodes; i++)
 			rows[row_count++] = node_row(m, v->tau, i);
 		/* a snapshot's promise holds at any age: the delayed trees' whole loss */
-		lp_record(v->tally, m, lp_cost(m, rows, row_count, delta),
+		lp_record(v->tally, lp_cost(m, rows, row_count, delta),
 				  claim_at(&m->mechanism, DP_HORIZON_MAX), v->tolerance, v->view, v->tau,
 				  steps, count, through);
 	}
@@ -914,7 +910,7 @@ check_mechanism(const lp_case *c, const lp_matrices *m, lp_tally *tally)
 	}
 }
 
-/* the units A reads a step at: one step's bound, as the data of a vertex */
+/* the case's mechanism with the options; the person level's unit set */
 static void
 mechanism_with_options(const lp_case *c, uint32_t options, dp_mechanism *out)
 {
