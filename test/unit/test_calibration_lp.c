@@ -93,25 +93,26 @@ typedef struct lp_case
 	int			person_steps;	/* the same at person level (fewer: more vertices) */
 	bool		later_snapshot; /* a state is private with later releases without the option */
 	bool		past_snapshot;	/* a state is private with the releases up to it */
+	bool		two_versions;	/* two versions of a state with every release (Simple II) */
 } lp_case;
 
 static const lp_case cases[] = {
-	{DP_MECHANISM_BINARY, "binary(epsilon=1,horizon=16,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_SIMPLE_I, "simple_i(epsilon=1,horizon=12,max_per_step=3)", 12, 10, true, true},
-	{DP_MECHANISM_SIMPLE_II, "simple_ii(epsilon=1,max_per_step=3)", 16, 10, true, true},
-	{DP_MECHANISM_TWO_LEVEL, "two_level(epsilon=1,horizon=16,block=3,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_HYBRID, "hybrid(epsilon=1,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_PPCUM, "ppcum(epsilon=1,horizon=16,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_KARY, "kary(epsilon=1,horizon=16,arity=3,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_BALANCED, "balanced(epsilon=1,horizon=16,arity=3,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_BALANCED_UNBOUNDED, "balanced_unbounded(epsilon=1,arity=3,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_BLT, "blt(rho=0.5,horizon=16,max_per_step=3)", 16, 10, false, false},
-	{DP_MECHANISM_HONAKER, "honaker(epsilon=1,horizon=16,arity=2,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_HONAKER, "honaker(epsilon=1,horizon=9,arity=3,max_per_step=3)", 9, 9, false, true},
-	{DP_MECHANISM_SMOOTH_BINARY, "smooth_binary(rho=0.5,horizon=16,max_per_step=3)", 16, 10, false, true},
-	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=1,delay=0,max_per_step=3)", 24, 10, false, true},
-	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=2,delay=2,max_per_step=3)", 24, 10, false, true},
-	{DP_MECHANISM_EXPIRING_BASELINE, "expiring_baseline(epsilon=1,horizon=24,window=4,past_ratio=0.5,max_per_step=3)", 24, 10, false, true},
+	{DP_MECHANISM_BINARY, "binary(epsilon=1,horizon=16,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_SIMPLE_I, "simple_i(epsilon=1,horizon=12,max_per_step=3)", 12, 8, true, true, false},
+	{DP_MECHANISM_SIMPLE_II, "simple_ii(epsilon=1,max_per_step=3)", 16, 8, true, true, true},
+	{DP_MECHANISM_TWO_LEVEL, "two_level(epsilon=1,horizon=16,block=3,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_HYBRID, "hybrid(epsilon=1,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_PPCUM, "ppcum(epsilon=1,horizon=16,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_KARY, "kary(epsilon=1,horizon=16,arity=3,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_BALANCED, "balanced(epsilon=1,horizon=16,arity=3,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_BALANCED_UNBOUNDED, "balanced_unbounded(epsilon=1,arity=3,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_BLT, "blt(rho=0.5,horizon=16,max_per_step=3)", 16, 8, false, false, false},
+	{DP_MECHANISM_HONAKER, "honaker(epsilon=1,horizon=16,arity=2,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_HONAKER, "honaker(epsilon=1,horizon=9,arity=3,max_per_step=3)", 9, 8, false, true, false},
+	{DP_MECHANISM_SMOOTH_BINARY, "smooth_binary(rho=0.5,horizon=16,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=1,delay=0,max_per_step=3)", 24, 8, false, true, false},
+	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=2,delay=2,max_per_step=3)", 24, 8, false, true, false},
+	{DP_MECHANISM_EXPIRING_BASELINE, "expiring_baseline(epsilon=1,horizon=24,window=4,past_ratio=0.5,max_per_step=3)", 24, 8, false, true, false},
 };
 
 #define CASE_COUNT ((int) (sizeof(cases) / sizeof(cases[0])))
@@ -125,7 +126,7 @@ static const uint32_t option_flags[] = {
 #define OPTION_COUNT ((int) (sizeof(option_flags) / sizeof(option_flags[0])))
 
 /* person level: K contributions; per observation, each worth max_per_step */
-#define PERSON_CONTRIBUTIONS 2
+#define PERSON_CONTRIBUTIONS 3
 #define PERSON_MAX_PER_STEP 1
 #define OBSERVATION_MAX_PER_STEP 2
 
@@ -335,7 +336,7 @@ lp_extract(lp_matrices *m, const dp_mechanism *mechanism, int steps, bool nodes_
 	for (int s = 1; s <= steps; s++)
 		x[s] = (int64_t) dp_random_below(&rng, (uint64_t) mechanism->max_per_step + 1);
 	for (int j = 0; j < m->draws; j++)
-		values[j] = ((dp_int128) dp_random_below(&rng, 5) - 2) << m->probe_shift[j];
+		values[j] = ((dp_int128) dp_random_below(&rng, 5) - 2) * (((dp_int128) 1) << m->probe_shift[j]);
 	probe->random = true;
 	probe->values = values;
 	if (!lp_run(m, probe, x, out) || probe->count != m->draws)
@@ -572,7 +573,42 @@ lp_min_l1(int rows, int n, const double *B, const double *y, const double *c, do
 	}
 	if (!lp_simplex(t, rows, width, basis, 2 * n, optimality))
 		return NAN;
-	return -t[(size_t) rows * width + columns];
+
+	/*
+	 * The answer is the cost of an explicit shift: w from the final basis,
+	 * which must satisfy B w = y (to the readings' precision).  So a cost
+	 * within the claim is a proof that the shift exists, whatever the
+	 * simplex's rounding did.
+	 */
+	{
+		double	   *w = calloc((size_t) (n > 0 ? n : 1), sizeof(double));
+		double		cost = 0;
+
+		if (w == NULL)
+			abort();
+		for (int i = 0; i < rows; i++)
+		{
+			double		value = t[(size_t) i * width + columns];
+
+			if (basis[i] < n)
+				w[basis[i]] += value;
+			else if (basis[i] < 2 * n)
+				w[basis[i] - n] -= value;
+		}
+		for (int i = 0; i < rows && !isnan(cost); i++)
+		{
+			double		residual = -y[i];
+
+			for (int j = 0; j < n; j++)
+				residual += B[(size_t) i * n + j] * w[j];
+			if (fabs(residual) > feasibility * 10 * (1 + total))
+				cost = NAN;
+		}
+		for (int j = 0; j < n && !isnan(cost); j++)
+			cost += c[j] * fabs(w[j]);
+		free(w);
+		return cost;
+	}
 }
 
 /*
@@ -670,10 +706,10 @@ static double
 lp_cost(const lp_matrices *m, const int *rows, int row_count, const double *delta)
 {
 	double	   *dense = NULL;
-	double		y[LP_STEPS_MAX + LP_NODES_MAX];
+	double		y[LP_STEPS_MAX + 2 * LP_NODES_MAX];
 	double		weights[LP_DRAWS_MAX];
 	int			columns[LP_DRAWS_MAX];
-	int			used_rows[LP_STEPS_MAX + LP_NODES_MAX];
+	int			used_rows[LP_STEPS_MAX + 2 * LP_NODES_MAX];
 	int			n = 0,
 				k = 0;
 	double		cost;
@@ -732,7 +768,7 @@ lp_cost(const lp_matrices *m, const int *rows, int row_count, const double *delt
 
 static void
 lp_record(lp_tally *tally, double cost, double claim, double tolerance,
-		  const char *view, int tau, const int *steps, int step_count, int through)
+		  const char *view, int tau, int tau2, const int *steps, int step_count, int through)
 {
 	double		ratio = cost / claim;
 	char		where[160];
@@ -742,6 +778,8 @@ lp_record(lp_tally *tally, double cost, double claim, double tolerance,
 	length = snprintf(where, sizeof(where), "%s", view);
 	if (tau > 0)
 		length += snprintf(where + length, sizeof(where) - length, " after step %d", tau);
+	if (tau2 > 0)
+		length += snprintf(where + length, sizeof(where) - length, " and %d", tau2);
 	length += snprintf(where + length, sizeof(where) - length, ", releases through %d, unit at", through);
 	for (int i = 0; i < step_count; i++)
 		length += snprintf(where + length, sizeof(where) - length, " %d", steps[i]);
@@ -766,49 +804,47 @@ claim_at(const dp_mechanism *mechanism, int64_t age)
 
 /*
  * Every vertex of the unit's set of changes among steps 1..limit: one step
- * at event level; PERSON_CONTRIBUTIONS steps with every sign pattern (the
- * first one positive) at person level.  Calls back with the changed steps
- * in increasing order.
+ * at event level; at person level `contributions` steps (all of them if
+ * there are fewer), with every pattern of signs whose first is positive
+ * (x and x' swapped give the same cost).  Calls back with the changed
+ * steps in increasing order.
  */
 typedef void (*unit_callback) (void *context, const int *steps, const int *signs, int count);
+
+#define UNIT_STEPS_MAX 8
+
+static void
+units_from(int limit, int count, int chosen, int next, int *steps, int *signs,
+		   unit_callback callback, void *context)
+{
+	if (chosen == count)
+	{
+		for (int pattern = 0; pattern < (1 << (count - 1)); pattern++)
+		{
+			signs[0] = 1;
+			for (int i = 1; i < count; i++)
+				signs[i] = (pattern >> (i - 1)) & 1 ? -1 : 1;
+			callback(context, steps, signs, count);
+		}
+		return;
+	}
+	for (int s = next; s <= limit - (count - chosen - 1); s++)
+	{
+		steps[chosen] = s;
+		units_from(limit, count, chosen + 1, s + 1, steps, signs, callback, context);
+	}
+}
 
 static void
 for_each_unit(int limit, int contributions, unit_callback callback, void *context)
 {
-	int			steps[8],
-				signs[8];
+	int			steps[UNIT_STEPS_MAX],
+				signs[UNIT_STEPS_MAX];
+	int			count = contributions < limit ? contributions : limit;
 
-	if (contributions == 1)
-	{
-		for (int s = 1; s <= limit; s++)
-		{
-			steps[0] = s;
-			signs[0] = 1;
-			callback(context, steps, signs, 1);
-		}
+	if (count < 1 || count > UNIT_STEPS_MAX)
 		return;
-	}
-	/* two contributions (PERSON_CONTRIBUTIONS); fewer steps than that: one */
-	if (limit < 2)
-	{
-		for (int s = 1; s <= limit; s++)
-		{
-			steps[0] = s;
-			signs[0] = 1;
-			callback(context, steps, signs, 1);
-		}
-		return;
-	}
-	for (int a = 1; a <= limit; a++)
-		for (int b = a + 1; b <= limit; b++)
-			for (int sign = -1; sign <= 1; sign += 2)
-			{
-				steps[0] = a;
-				steps[1] = b;
-				signs[0] = 1;
-				signs[1] = sign;
-				callback(context, steps, signs, 2);
-			}
+	units_from(limit, count, 0, 1, steps, signs, callback, context);
 }
 
 typedef struct view_context
@@ -818,6 +854,7 @@ typedef struct view_context
 	double		tolerance;
 	double		unit;			/* the change of one step at a vertex */
 	int			tau;			/* snapshot after tau (0: none) */
+	int			tau2;			/* a second version after tau2 (0: none) */
 	bool		later;			/* with the releases after the snapshot */
 	bool		ages;			/* releases: every age, not only the last */
 	const char *view;
@@ -829,7 +866,7 @@ check_unit(void *context, const int *steps, const int *signs, int count)
 	view_context *v = context;
 	const lp_matrices *m = v->m;
 	double		delta[LP_STEPS_MAX] = {0};
-	int			rows[LP_STEPS_MAX + LP_NODES_MAX];
+	int			rows[LP_STEPS_MAX + 2 * LP_NODES_MAX];
 	int			oldest = steps[0];
 
 	for (int i = 0; i < count; i++)
@@ -845,7 +882,7 @@ check_unit(void *context, const int *steps, const int *signs, int count)
 			for (int t = 1; t <= through; t++)
 				rows[row_count++] = release_row(m, t);
 			lp_record(v->tally, lp_cost(m, rows, row_count, delta),
-					  claim_at(&m->mechanism, through - oldest), v->tolerance, v->view, 0,
+					  claim_at(&m->mechanism, through - oldest), v->tolerance, v->view, 0, 0,
 					  steps, count, through);
 		}
 		return;
@@ -858,10 +895,13 @@ check_unit(void *context, const int *steps, const int *signs, int count)
 			rows[row_count++] = release_row(m, t);
 		for (int i = 0; i < m->nodes; i++)
 			rows[row_count++] = node_row(m, v->tau, i);
+		if (v->tau2 > 0)
+			for (int i = 0; i < m->nodes; i++)
+				rows[row_count++] = node_row(m, v->tau2, i);
 		/* a snapshot's promise holds at any age: the delayed trees' whole loss */
 		lp_record(v->tally, lp_cost(m, rows, row_count, delta),
 				  claim_at(&m->mechanism, DP_HORIZON_MAX), v->tolerance, v->view, v->tau,
-				  steps, count, through);
+				  v->tau2, steps, count, through);
 	}
 }
 
@@ -907,6 +947,19 @@ check_mechanism(const lp_case *c, const lp_matrices *m, lp_tally *tally)
 			v.tau = tau;
 			for_each_unit(m->steps, contributions, check_unit, &v);
 		}
+	}
+	if (c->two_versions)
+	{
+		v.view = "two versions";
+		v.later = true;
+		for (int tau = 1; tau <= m->steps; tau++)
+			for (int tau2 = tau + 1; tau2 <= m->steps; tau2++)
+			{
+				v.tau = tau;
+				v.tau2 = tau2;
+				for_each_unit(m->steps, contributions, check_unit, &v);
+			}
+		v.tau2 = 0;
 	}
 }
 
