@@ -51,13 +51,14 @@ UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter $(CORE
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
 
 test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(CORE_HEADERS) $(wildcard test/unit/*.h)
-	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) -o $@ $< $(CORE_SOURCES) -lsodium -lm
+	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) $(UNIT_NOISE_HOOK) -o $@ $< $(CORE_SOURCES) -lsodium -lm
 
 unit: $(UNIT_TESTS)
 
 # the exact calibration check reads the noise through the core's test hook
-# (dp_counter.h); only this binary is built with it
-test/unit/test_calibration_lp.bin: UNIT_EXTRA_CFLAGS += -DDP_TEST_NOISE_HOOK
+# (dp_counter.h); only this binary is built with it (a variable of its own,
+# so that UNIT_EXTRA_CFLAGS given on the command line keeps it)
+test/unit/test_calibration_lp.bin: UNIT_NOISE_HOOK = -DDP_TEST_NOISE_HOOK
 
 # the unit tests under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer
 unit-sanitize:
