@@ -582,9 +582,10 @@ lp_min_l1(int rows, int n, const double *B, const double *y, const double *c, do
 
 	/*
 	 * The answer is the cost of an explicit shift: w from the final basis,
-	 * which must satisfy B w = y (to the readings' precision).  So a cost
-	 * within the claim is a proof that the shift exists, whatever the
-	 * simplex's rounding did.
+	 * which must satisfy B w = y to 10^-12 of y's size (10^-7 for the
+	 * rounded kinds, whose readings are exact to about 2^-30).  So a cost
+	 * within the claim is a shift that exists, whatever the simplex's
+	 * rounding did; a simplex stopped early could only report too much.
 	 */
 	{
 		double	   *w = calloc((size_t) (n > 0 ? n : 1), sizeof(double));
@@ -607,7 +608,7 @@ lp_min_l1(int rows, int n, const double *B, const double *y, const double *c, do
 
 			for (int j = 0; j < n; j++)
 				residual += B[(size_t) i * n + j] * w[j];
-			if (fabs(residual) > feasibility * 10 * (1 + total))
+			if (fabs(residual) > (feasibility > 1e-9 ? 1e-7 : 1e-12) * (1 + total))
 				cost = NAN;
 		}
 		for (int j = 0; j < n && !isnan(cost); j++)
