@@ -1027,6 +1027,7 @@ main(void)
 			const char *field;
 			bool		skip = false;
 			int			steps;
+			clock_t		mechanism_start;
 
 			for (int o = 0; o < OPTION_COUNT; o++)
 				if (subset & (1u << o))
@@ -1044,6 +1045,7 @@ main(void)
 			dp_mechanism_to_text(&mechanism, text, sizeof(text));
 			steps = (options & DP_FLAG_PERSON) ? c->person_steps : c->steps;
 			mechanisms++;
+			mechanism_start = clock();
 			if (!lp_extract(&m, &mechanism, steps, c->past_snapshot, why, sizeof(why)))
 			{
 				tap_ok(false, "%s: %s", text, why);
@@ -1051,8 +1053,9 @@ main(void)
 			}
 			check_mechanism(c, &m, &tally);
 			problems += tally.problems;
-			if (!tap_ok(!tally.failed, "%s: %d terms, %ld problems, cost at most %.9f of the claim",
-						text, m.draws, tally.problems, tally.worst_ratio))
+			if (!tap_ok(!tally.failed, "%s: %d terms, %ld problems, cost at most %.9f of the claim (%.2f s)",
+						text, m.draws, tally.problems, tally.worst_ratio,
+						(double) (clock() - mechanism_start) / CLOCKS_PER_SEC))
 				tap_diag("first failure: %s", tally.failure);
 			tap_diag("  worst: %s", tally.worst);
 			free(m.noise);
