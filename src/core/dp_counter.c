@@ -225,17 +225,17 @@ dp_counter_restart(dp_counter *counter, dp_random *rng)
 	open_nodes(counter, rng);
 }
 
+#ifdef DP_TEST_NOISE_HOOK
+dp_test_noise_hook_function dp_test_noise_hook = NULL;
+void	   *dp_test_noise_hook_context = NULL;
+#endif
+
 /*
  * The position (step, node, role) makes every term of one counter's life a
  * distinct PRF input, so with a key drawn at random the terms are as
  * independent as draws from one stream; with the same key, the same
  * position and the same content always give the same term.
  */
-#ifdef DP_TEST_NOISE_HOOK
-dp_test_noise_hook_function dp_test_noise_hook = NULL;
-void	   *dp_test_noise_hook_context = NULL;
-#endif
-
 dp_int128
 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int node,
 				 dp_noise_role role, dp_int128 content)

@@ -262,6 +262,7 @@ dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t v
 				delay--;
 #endif
 			reach = t - delay;
+
 			/* within a group, one level failing means every higher one does */
 			if (reach < (((int64_t) 1) << level) || (reach & ((((int64_t) 1) << level) - 1)) != 0)
 				break;
