@@ -13,9 +13,10 @@
  *		at age d of an expiring mechanism its loss curve g(d).
  *
  * The statistical audit (test_audit.c) samples; this solves, so it sees a
- * miscalibration the audit's events are blind to (one kind ignoring the
+ * miscalibration the audit's events are blind to (a kind ignoring the
  * person-level unit, an expiring interval usable a step early, a
- * pan-private closing term at half scale: `make lp-broken`).
+ * pan-private closing term at half scale: `make lp-broken`), and it reads
+ * every step, option and age rather than the audit's chosen cases.
  *
  * Built with -DDP_TEST_NOISE_HOOK (the Makefile sets it for this file):
  * then dp_counter_noise returns the hook's value instead of a draw, and the
@@ -41,12 +42,19 @@
  *                 whose state holds its encoder's raw buffers (docs/zcdp.md);
  *   snapshot      one stored state read after step tau with every release,
  *                 before and after: epsilon for the pan-private and keyed
- *                 options and for Simple I and Simple II.
+ *                 options and for Simple I and Simple II;
+ *   two versions  two stored states with every release: epsilon for Simple
+ *                 II only, whose state is its last release.
  *
  * The unit: one step changed by up to max_per_step (event level), or one
  * person's K contributions (person level): every vertex of that set, K
  * steps each changed by the same bound with every pattern of signs (the
- * cost is convex in x' - x and even, so its maximum is at a vertex).
+ * cost is convex in x' - x and even, so its maximum is at a vertex).  At
+ * person level the vertices are those of the first person_steps steps.
+ *
+ * Each linear program's answer is the cost of an explicit shift whose
+ * residual is checked, so an answer within the claim cannot be an
+ * artefact of the simplex's rounding.
  *
  * The Laplace cost of a real shift is the loss of the continuous analogue;
  * the project's argument for the discrete terms is in docs/expiration.md
