@@ -52,15 +52,21 @@ UNIT_CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter $(CORE
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/%.bin,$(wildcard test/unit/test_*.c))
 
 test/unit/%.bin: test/unit/%.c $(CORE_SOURCES) $(CORE_HEADERS) $(wildcard test/unit/*.h)
-	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) -o $@ $< $(CORE_SOURCES) -lsodium -lm
+	$(CC) $(UNIT_CFLAGS) $(UNIT_EXTRA_CFLAGS) $(UNIT_NOISE_HOOK) -o $@ $< $(CORE_SOURCES) -lsodium -lm
 
 unit: $(UNIT_TESTS)
+
+# the exact calibration check reads the noise through the core's test hook
+# (dp_counter.h); only this binary is built with it (a variable of its own,
+# so that UNIT_EXTRA_CFLAGS given on the command line keeps it)
+test/unit/test_calibration_lp.bin: UNIT_NOISE_HOOK = -DDP_TEST_NOISE_HOOK
 
 # the unit tests under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer
 unit-sanitize:
 	@for t in $(wildcard test/unit/test_*.c); do \
+	  hook=; [ $$t = test/unit/test_calibration_lp.c ] && hook=-DDP_TEST_NOISE_HOOK; \
 	  clang -std=c11 -O1 -g -Wno-unused-parameter -fsanitize=address,undefined -fno-sanitize-recover=all \
-	    -fno-omit-frame-pointer $(CORE_INCLUDES) -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
+	    -fno-omit-frame-pointer $$hook $(CORE_INCLUDES) -o $${t%.c}.asan $$t $(CORE_SOURCES) -lsodium -lm || exit 1; \
 	  $${t%.c}.asan > $${t%.c}.asan.log 2>&1; status=$$?; \
 	  echo "$$t: $$(grep -c '^ok' $${t%.c}.asan.log) ok, $$(grep -c '^not ok' $${t%.c}.asan.log) not ok, exit $$status"; \
 	  if [ $$status -ne 0 ]; then tail -30 $${t%.c}.asan.log; exit 1; fi; done
@@ -99,6 +105,30 @@ audit-broken:
 	  else echo "audit-broken: $$kind with half its noise fails: $$(grep -c '^not ok' $(FUZZ_BUILD)/audit_broken_$$kind.log) of $$(grep -c 'ok [0-9]' $(FUZZ_BUILD)/audit_broken_$$kind.log) checks"; fi; \
 	done; \
 	if [ $$missed -ne 0 ]; then exit 1; fi; echo "audit-broken: the audit fails every build with halved noise, as it must"
+
+# the exact calibration check (test/unit/test_calibration_lp.c) of builds
+# that break the calibration on purpose, each of which it must fail: every
+# kind with halved noise (as audit-broken), one kind calibrated to one step
+# whatever the privacy unit, the expiring trees' intervals usable one step
+# early, and the pan-private closing terms at half scale (the DP_TEST_
+# switches of src/core, never shipped)
+LP_BROKEN_BUILDS = $(foreach kind,$(AUDIT_BROKEN_KINDS),halve_$(kind):$(kind):-DDP_TEST_HALVE_NOISE_OF=DP_MECHANISM_$(shell echo $(kind) | tr a-z A-Z)) \
+	ignore_person_binary:binary:-DDP_TEST_IGNORE_PERSON_OF=DP_MECHANISM_BINARY \
+	ignore_person_two_level:two_level:-DDP_TEST_IGNORE_PERSON_OF=DP_MECHANISM_TWO_LEVEL \
+	expiring_one_step_early:expiring:-DDP_TEST_EXPIRING_ONE_STEP_EARLY \
+	halve_closing_noise::-DDP_TEST_HALVE_CLOSING_NOISE
+
+lp-broken:
+	@mkdir -p $(FUZZ_BUILD)
+	@missed=0; for build in $(LP_BROKEN_BUILDS); do \
+	  name=$${build%%:*}; rest=$${build#*:}; only=$${rest%%:*}; flag=$${rest#*:}; \
+	  $(CC) $(UNIT_CFLAGS) -DDP_TEST_NOISE_HOOK $$flag -o $(FUZZ_BUILD)/lp_broken_$$name \
+	    test/unit/test_calibration_lp.c $(CORE_SOURCES) -lsodium -lm || exit 2; \
+	  if DP_LP_ONLY=$$only $(FUZZ_BUILD)/lp_broken_$$name > $(FUZZ_BUILD)/lp_broken_$$name.log; then \
+	    echo "lp-broken: $$name PASSED the exact check"; missed=1; \
+	  else echo "lp-broken: $$name fails $$(grep -c '^not ok' $(FUZZ_BUILD)/lp_broken_$$name.log) of $$(grep -c 'ok [0-9]' $(FUZZ_BUILD)/lp_broken_$$name.log) checks: $$(grep -m1 '^# first failure' $(FUZZ_BUILD)/lp_broken_$$name.log | cut -c18-)"; fi; \
+	done; \
+	if [ $$missed -ne 0 ]; then exit 1; fi; echo "lp-broken: the exact check fails every broken build, as it must"
 
 # libFuzzer harnesses of src/core under ASan + UBSan (test/fuzz/README.md).
 # FUZZ_CORE and FUZZ_BUILD may point at a patched copy of the core and a
@@ -161,7 +191,7 @@ fuzz-corpus: $(FUZZ_BUILD)/make_corpus
 core-flags:
 	@echo $(CORE_INCLUDES) $(CORE_SOURCES)
 
-.PHONY: core-flags unit unit-sanitize unit-valgrind audit audit-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
+.PHONY: core-flags unit unit-sanitize unit-valgrind audit audit-broken lp-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 

@@ -58,6 +58,16 @@ dp_counter_class_scale(const dp_counter *counter, int index)
 	dp_scale	scale;
 	dp_scale_status status;
 
+#ifdef DP_TEST_IGNORE_PERSON_OF
+	/*
+	 * A deliberately broken build for the exact calibration check (make
+	 * lp-broken), never shipped: one kind calibrated to one step's bound
+	 * whatever the privacy unit.
+	 */
+	if (counter->mechanism.kind == DP_TEST_IGNORE_PERSON_OF)
+		unit = (uint64_t) counter->mechanism.max_per_step;
+#endif
+
 	/* not reached (kinds ask for their own classes): more noise, never less */
 	if (!counter->kind->noise_class(&counter->mechanism, index, &class))
 		return (dp_scale) {((dp_uint128) 1) << 110, 1};
@@ -215,6 +225,11 @@ dp_counter_restart(dp_counter *counter, dp_random *rng)
 	open_nodes(counter, rng);
 }
 
+#ifdef DP_TEST_NOISE_HOOK
+dp_test_noise_hook_function dp_test_noise_hook = NULL;
+void	   *dp_test_noise_hook_context = NULL;
+#endif
+
 /*
  * The position (step, node, role) makes every term of one counter's life a
  * distinct PRF input, so with a key drawn at random the terms are as
@@ -230,6 +245,25 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_random	derived;
 	dp_int128	draw;
 
+#ifdef DP_TEST_HALVE_CLOSING_NOISE
+	/*
+	 * A deliberately broken build for the exact calibration check (make
+	 * lp-broken), never shipped: the pan-private closing terms at half
+	 * their scale (a Gaussian scale is sigma^2).
+	 */
+	dp_scale	halved;
+
+	if (role == DP_NOISE_CLOSE && dp_counter_pan_private(counter))
+	{
+		halved = *scale;
+		halved.denominator *= dp_counter_gaussian(counter) ? 4 : 2;
+		scale = &halved;
+	}
+#endif
+#ifdef DP_TEST_NOISE_HOOK
+	if (dp_test_noise_hook != NULL)
+		return dp_test_noise_hook(dp_test_noise_hook_context, counter, scale, node, role);
+#endif
 	if (!counter->has_noise_key)
 		return family_draw(counter, rng, scale);
 

@@ -220,6 +220,20 @@ dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
 extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale,
 								  int node, dp_noise_role role, dp_int128 content);
 
+#ifdef DP_TEST_NOISE_HOOK
+/*
+ * Test builds only (test/unit/test_calibration_lp.c; never in the
+ * extension): while set, every noise term is the hook's value instead of a
+ * draw, so that a test can read each mechanism's noise and data matrices
+ * off the real code.  The scale is the one the term would be drawn at.
+ */
+typedef dp_int128 (*dp_test_noise_hook_function) (void *context, const dp_counter *counter,
+												  const dp_scale *scale, int node,
+												  dp_noise_role role);
+extern dp_test_noise_hook_function dp_test_noise_hook;
+extern void *dp_test_noise_hook_context;
+#endif
+
 /* The scale for sensitivity / epsilon (ranges already checked). */
 extern dp_scale dp_counter_scale_for(uint64_t sensitivity, double epsilon);
 

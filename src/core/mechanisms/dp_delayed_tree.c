@@ -249,7 +249,19 @@ dp_delayed_tree_push(dp_counter *counter, const dp_delayed_tree *tree, int64_t v
 
 		for (int level = group->first; level <= group->last; level++)
 		{
-			int64_t		reach = t - group_delay(group, level);
+			int64_t		delay = group_delay(group, level);
+			int64_t		reach;
+
+#ifdef DP_TEST_EXPIRING_ONE_STEP_EARLY
+			/*
+			 * A deliberately broken build for the exact calibration check
+			 * (make lp-broken), never shipped: every delayed interval joins
+			 * the releases one step before its delay has passed.
+			 */
+			if (delay > 0)
+				delay--;
+#endif
+			reach = t - delay;
 
 			/* within a group, one level failing means every higher one does */
 			if (reach < (((int64_t) 1) << level) || (reach & ((((int64_t) 1) << level) - 1)) != 0)
