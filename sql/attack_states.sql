@@ -156,6 +156,32 @@ SELECT attack_sqlstate('UPDATE attack_job SET s = dp_push(s, 7)') AS job_pushes_
 UPDATE attack_job SET s = dp_push(s, 7);
 RESET SESSION AUTHORIZATION;
 
+-- The same writer shares a group role with the job (a team role, or
+-- dp_stream_admin that every publishing job is granted): a state it binds
+-- to the group is still not the job's.  Only the bound role itself uses a
+-- state, not every role that inherits its privileges (review of 0.12.0:
+-- the job pushed the group's state and the writer recomputed every
+-- release, and could use the job's own states through the group too).
+CREATE ROLE dp_attack_staff NOLOGIN;
+GRANT dp_attack_staff TO dp_attack_job, dp_attack_writer;
+SET SESSION AUTHORIZATION dp_attack_job;
+UPDATE attack_job SET s = dp_push(dp_counter_new(dp_hybrid(1.0, 50)), 12);
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION dp_attack_writer;
+SELECT attack_sqlstate('SELECT dp_bind(s, ''dp_attack_staff'') FROM attack_job') AS writer_binds_job_state_to_group;
+CREATE TEMP TABLE writer_group_copy AS
+  SELECT dp_bind(dp_counter_new(dp_hybrid(1.0, 50), true), 'dp_attack_staff') AS s;
+UPDATE attack_job SET s = (SELECT s FROM writer_group_copy);
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION dp_attack_job;
+SELECT attack_sqlstate('UPDATE attack_job SET s = dp_push(s, 7)') AS job_pushes_group_state;
+-- a member uses a group's states deliberately, as the group
+SELECT s AS group_state FROM attack_job \gset
+SET ROLE dp_attack_staff;
+SELECT dp_steps(dp_push(:'group_state'::dp_counter, 7)) AS pushed_as_the_group;
+RESET ROLE;
+RESET SESSION AUTHORIZATION;
+
 -- 4. Repeatable states are pan-private and content-keyed; a kind that
 -- cannot key its noise by content is refused.
 SELECT dp_mechanism(dp_counter_new(dp_binary(1.0, 64), true)) AS repeatable_counter,
@@ -295,7 +321,8 @@ UPDATE dp_stream.streams
  WHERE name = 'attack_average';
 SELECT step FROM dp_stream.advance('attack_average', '2026-01-02', 4);
 ROLLBACK;
-SELECT step, estimate IS NOT NULL AS released FROM dp_stream.advance('attack_average', '2026-01-02', 4);
+-- (an average's release may be NULL: its noisy count can be 0 or less)
+SELECT step, stream = 'attack_average' AS released FROM dp_stream.advance('attack_average', '2026-01-02', 4);
 
 -- 5. A sealed state's length depends on its public fields only: 1000
 -- states of one mechanism and step count, over random data (from none to
@@ -318,6 +345,7 @@ DROP DATABASE dp_attack_states;
 DROP ROLE dp_attack_steward;
 DROP ROLE dp_attack_publisher;
 DROP ROLE dp_attack_analyst;
+DROP ROLE dp_attack_staff;
 DROP ROLE dp_attack_job;
 DROP ROLE dp_attack_writer;
 DROP ROLE dp_attack_admin;

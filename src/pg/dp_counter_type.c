@@ -410,22 +410,22 @@ dp_counter_reseal(PG_FUNCTION_ARGS)
 }
 
 /*
- * dp_bind(state, role): the same state, for another role.  Only a role with
- * the privileges of both the role the state belongs to (checked on opening)
- * and the new one may hand it over: otherwise a role could take a state it
- * may not use, or give a state to a role it cannot act as.
+ * dp_bind(state, role): the same state, for another role.  Only a role that
+ * can act as both the role the state belongs to (dp_check_rebinding) and the
+ * new one (a member of both, or a superuser) may hand it over: otherwise a
+ * role could take a state it may not use, or give a state to a role it
+ * cannot act as.
  */
 void
 dp_rebind(dp_seal_binding *binding, Oid role)
 {
-	if (!has_privs_of_role(GetUserId(), role))
+	if (!is_member_of_role(GetUserId(), role))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to bind a state to role \"%s\"",
 						GetUserNameFromId(role, false)),
-				 errhint("Only a role with the privileges of both the role a state belongs "
-						 "to and the new role (a member of both, or a superuser) may hand it "
-						 "over.")));
+				 errhint("Only a role that can act as both the role a state belongs to and "
+						 "the new role (a member of both, or a superuser) may hand it over.")));
 	strlcpy(binding->role, GetUserNameFromId(role, false), sizeof(binding->role));
 }
 
@@ -433,8 +433,9 @@ Datum
 dp_counter_bind(PG_FUNCTION_ARGS)
 {
 	dp_seal_binding binding;
-	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, false);
 
+	dp_check_rebinding("dp_counter", &binding);
 	dp_rebind(&binding, PG_GETARG_OID(1));
 	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
 }

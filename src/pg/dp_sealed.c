@@ -93,6 +93,14 @@ dp_binding_for_legacy_state(dp_seal_binding *binding)
 	binding->version = 1;
 }
 
+/*
+ * Only the bound role itself (or a superuser) may use a state: not every role
+ * that inherits its privileges.  A group role shared by the job that pushes a
+ * state and a writer of its table would otherwise let the writer swap in a
+ * state of its own bound to the group, which the job would push, and then
+ * use the job's states too.  A member that means to use a group's states
+ * says so with SET ROLE.
+ */
 bool
 dp_may_use_binding(const dp_seal_binding *binding)
 {
@@ -101,14 +109,14 @@ dp_may_use_binding(const dp_seal_binding *binding)
 	/* a role dropped (or not restored) leaves its states to superusers */
 	if (!OidIsValid(role))
 		return superuser();
-	return has_privs_of_role(GetUserId(), role);
+	return GetUserId() == role || superuser();
 }
 
 /*
  * Whoever may open a state can run its mechanism with its hidden noise: two
  * versions of it, pushed and estimated, give the exact change between them.
- * So only the role it is bound to (and the roles that have its privileges)
- * may.  The role is not named: the refused role may not learn it.
+ * So only the role it is bound to may.  The role is not named: the refused
+ * role may not learn it.
  */
 void
 dp_check_binding(const char *type_name, const dp_seal_binding *binding)
@@ -117,11 +125,32 @@ dp_check_binding(const char *type_name, const dp_seal_binding *binding)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to use this %s value", type_name),
-				 errdetail("A state may be used only by the role it is bound to: using it runs "
-						   "its mechanism with its hidden noise, and two versions of it would "
-						   "give the exact change between them."),
+				 errdetail("A state may be used only by the role it is bound to (a member of that "
+						   "role uses it after SET ROLE): using it runs its mechanism with its "
+						   "hidden noise, and two versions of it would give the exact change "
+						   "between them."),
 				 errhint("Run this as the role the state belongs to, or have that role hand it "
 						 "to yours with dp_bind(state, role).")));
+}
+
+/*
+ * dp_bind may hand a state over when the current role could act as both the
+ * role it is bound to and the new one (SET ROLE to either: membership, or a
+ * superuser): it could use the state as the one and take it as the other
+ * anyway.
+ */
+void
+dp_check_rebinding(const char *type_name, const dp_seal_binding *binding)
+{
+	Oid			role = get_role_oid(binding->role, true);
+
+	if (OidIsValid(role) ? !is_member_of_role(GetUserId(), role) : !superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to hand over this %s value", type_name),
+				 errdetail("Only the role a state is bound to, a member of it, or a superuser may "
+						   "hand it to another role."),
+				 errhint("Run dp_bind as the role the state belongs to.")));
 }
 
 void

@@ -413,8 +413,9 @@ Datum
 dp_statistic_bind(PG_FUNCTION_ARGS)
 {
 	dp_seal_binding binding;
-	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
+	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, false);
 
+	dp_check_rebinding("dp_statistic", &binding);
 	dp_rebind(&binding, PG_GETARG_OID(1));
 	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
 }

@@ -49,6 +49,7 @@ extern void dp_binding_for_legacy_state(dp_seal_binding *binding);
 extern bool dp_may_use_binding(const dp_seal_binding *binding);
 /* Raises 42501 unless it may. */
 extern void dp_check_binding(const char *type_name, const dp_seal_binding *binding);
+extern void dp_check_rebinding(const char *type_name, const dp_seal_binding *binding);
 /* Text form: "sealed:" and the base64 of the sealed bytes. */
 extern char *dp_sealed_text(Datum datum);
 /* The sealed bytes of a text form; NULL when the text is not a sealed one. */
