@@ -75,7 +75,9 @@ enum
 	KEY_NAME = 1,
 	KEY_MECHANISM,
 	KEY_USED_BY,
-	KEY_COMPUTES
+	KEY_COMPUTES,
+	KEY_DATASET,
+	KEY_CREATED_AT
 };
 
 /*
@@ -524,8 +526,22 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 		same_mechanism = dp_mechanism_datum_equals(stored, mechanism);
 		used_by = DatumGetObjectId(role);
 		registered_computes = TextDatumGetCString(stored_computes);
-		/* written by this transaction (or one of its subtransactions) */
-		registered_here = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+		/*
+		 * Registered by this transaction (or one of its subtransactions):
+		 * written by it, and made at its start or later.  A row written by
+		 * it with an older created_at is a restored one (pg_restore
+		 * --single-transaction, psql -1): that key was registered, and
+		 * charged, where the dump was taken.  Only the extension's owner
+		 * writes the table directly; create_key's rows take now().
+		 */
+		if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
+		{
+			bool		null_created;
+			Datum		created = heap_getattr(tuple, KEY_CREATED_AT, descriptor, &null_created);
+
+			registered_here = null_created ||
+				DatumGetTimestampTz(created) >= GetCurrentTransactionStartTimestamp();
+		}
 	}
 	table_endscan(scan);
 	table_close(relation, AccessShareLock);
