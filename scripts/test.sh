@@ -34,6 +34,21 @@ count_tap() {
   grep -E '^[[:space:]]*not ok' "$output" | sed "s|^|$name: |"
 }
 
+# One shell test of test/ that prints TAP: its counts, and on a failure
+# the lines that say why.
+run_tap_script() {
+  local name=$1 title=$2 status
+  echo "== $title (test/$name.sh)"
+  "test/$name.sh" >"$log_dir/$name.tap" 2>&1
+  status=$?
+  count_tap "$log_dir/$name.tap" "$status" "$name"
+  echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
+  if [ "$status" -ne 0 ]; then
+    grep -E '^(not ok|# |Bail)' "$log_dir/$name.tap" | head -20
+  fi
+  return 0
+}
+
 echo "== build"
 make -s DP_WERROR=-Werror 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -127,35 +142,21 @@ fi
 # test/seed_guc.sh starts a throwaway cluster of its own (the one above is
 # left alone) and prints TAP.  The SQL-reachable seed cases are in
 # sql/seed_setting.sql.
-echo "== dp_stream.seed sources (test/seed_guc.sh)"
-test/seed_guc.sh >"$log_dir/seed_guc.tap" 2>&1
-seed_guc_status=$?
-count_tap "$log_dir/seed_guc.tap" "$seed_guc_status" seed_guc
-echo "seed_guc: $(grep -cE '^ok' "$log_dir/seed_guc.tap") ok, $(grep -cE '^not ok' "$log_dir/seed_guc.tap") not ok"
+run_tap_script seed_guc "dp_stream.seed sources"
 
 # Managed streams under load (pgbench, 8 clients) and across a crash (kill -9
 # of a backend, crash recovery): test/managed_streams.sh starts a throwaway
 # cluster of its own, since the crash restarts every backend, and prints TAP.
 # The advances per second of the load tests are in its "# load" lines.
-echo "== managed streams: load and crash (test/managed_streams.sh)"
-test/managed_streams.sh >"$log_dir/managed_streams.tap" 2>&1
-managed_streams_status=$?
-count_tap "$log_dir/managed_streams.tap" "$managed_streams_status" managed_streams
+run_tap_script managed_streams "managed streams: load and crash"
 grep -E '^# load [a-z_]+ \(' "$log_dir/managed_streams.tap" | sed 's/^# /  /'
-echo "managed_streams: $(grep -cE '^ok' "$log_dir/managed_streams.tap") ok, $(grep -cE '^not ok' "$log_dir/managed_streams.tap") not ok"
-[ "$managed_streams_status" -ne 0 ] && grep -E '^(# |Bail)' "$log_dir/managed_streams.tap" | head -20
 
 # Publishing a daily statistic from scheduled jobs (docs/publishing.md):
 # test/cron.sh runs a year of daily jobs, retries, concurrent duplicates and
 # materialized views, then pg_cron's worker in a throwaway cluster of its own
 # (pg_cron must be preloaded).  About 1 to 2 minutes: it waits for minute
 # boundaries, pg_cron's smallest schedule.
-echo "== scheduled jobs: pg_cron end to end (test/cron.sh)"
-test/cron.sh >"$log_dir/cron.tap" 2>&1
-cron_status=$?
-count_tap "$log_dir/cron.tap" "$cron_status" cron
-echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log_dir/cron.tap") not ok"
-[ "$cron_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/cron.tap" | head -20
+run_tap_script cron "scheduled jobs: pg_cron end to end"
 
 # ---- restore into older versions ----
 # pg_dump of a database with states, a managed stream and keyed releases,
@@ -164,12 +165,7 @@ echo "cron: $(grep -cE '^ok' "$log_dir/cron.tap") ok, $(grep -cE '^not ok' "$log
 # refused or the published one, never new; after the documented steps
 # everything opens and releases what it did (test/restore_versions.sh; a
 # throwaway cluster of its own; prints TAP).
-echo "== restore into older versions (test/restore_versions.sh)"
-test/restore_versions.sh >"$log_dir/restore_versions.tap" 2>&1
-restore_versions_status=$?
-count_tap "$log_dir/restore_versions.tap" "$restore_versions_status" restore_versions
-echo "restore_versions: $(grep -cE '^ok' "$log_dir/restore_versions.tap") ok, $(grep -cE '^not ok' "$log_dir/restore_versions.tap") not ok"
-[ "$restore_versions_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/restore_versions.tap" | head -20
+run_tap_script restore_versions "restore into older versions"
 # ---- end of restore into older versions ----
 
 # ---- safe install ----
@@ -177,36 +173,23 @@ echo "restore_versions: $(grep -cE '^ok' "$log_dir/restore_versions.tap") ok, $(
 # the superuser's "$user" schema; the superuser installs as README.md says
 # and runs the docs' examples: none of the planted functions may run
 # (test/safe_install.sh; runs in the cluster above, prints TAP).
-echo "== safe install (test/safe_install.sh)"
-test/safe_install.sh >"$log_dir/safe_install.tap" 2>&1
-safe_install_status=$?
-count_tap "$log_dir/safe_install.tap" "$safe_install_status" safe_install
-echo "safe_install: $(grep -cE '^ok' "$log_dir/safe_install.tap") ok, $(grep -cE '^not ok' "$log_dir/safe_install.tap") not ok"
-[ "$safe_install_status" -ne 0 ] && grep -E '^(not ok|# )' "$log_dir/safe_install.tap" | head -20
+run_tap_script safe_install "safe install"
 # ---- end of safe install ----
+
 # ---- ledger under load ----
 # The privacy-budget ledger at every isolation level under pgbench (8
 # clients as a LOGIN administrator, serialization failures retried): exactly
 # the charges that fit, none past the budget.  Runs in the cluster above, in
 # a database of its own (test/ledger_load.sh); prints TAP.
-echo "== ledger under load (test/ledger_load.sh)"
-test/ledger_load.sh >"$log_dir/ledger_load.tap" 2>&1
-ledger_load_status=$?
-count_tap "$log_dir/ledger_load.tap" "$ledger_load_status" ledger_load
-echo "ledger_load: $(grep -cE '^ok' "$log_dir/ledger_load.tap") ok, $(grep -cE '^not ok' "$log_dir/ledger_load.tap") not ok"
-[ "$ledger_load_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/ledger_load.tap" | head -20
+run_tap_script ledger_load "ledger under load"
 # ---- end of ledger under load ----
+
 # ---- NULL sweep ----
 # Every function of the extension called with NULL in each argument, as a
 # role with no grants and as a superuser (issue 23, hole 0): a crash
 # restarts every backend, so test/null_sweep.sh starts a throwaway cluster
 # of its own, and prints one TAP line per function.
-echo "== NULL sweep (test/null_sweep.sh)"
-test/null_sweep.sh >"$log_dir/null_sweep.tap" 2>&1
-null_sweep_status=$?
-count_tap "$log_dir/null_sweep.tap" "$null_sweep_status" null_sweep
-echo "null_sweep: $(grep -cE '^ok' "$log_dir/null_sweep.tap") ok, $(grep -cE '^not ok' "$log_dir/null_sweep.tap") not ok"
-[ "$null_sweep_status" -ne 0 ] && grep -E '^(not ok|# |Bail)' "$log_dir/null_sweep.tap" | head -20
+run_tap_script null_sweep "NULL sweep"
 # ---- end of NULL sweep ----
 
 echo "== pgTAP"

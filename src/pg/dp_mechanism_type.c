@@ -312,19 +312,27 @@ dp_mechanism_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
+/* A mechanism of these parameters, not yet checked. */
+static void
+fill_mechanism(dp_mechanism *mechanism, dp_mechanism_kind kind, uint32 flags, double epsilon,
+			   int64 horizon, int64 max_per_step, int64 block)
+{
+	memset(mechanism, 0, sizeof(*mechanism));
+	mechanism->kind = kind;
+	mechanism->flags = flags;
+	mechanism->epsilon = epsilon;
+	mechanism->horizon = horizon;
+	mechanism->max_per_step = max_per_step;
+	mechanism->block = block;
+}
+
 static Datum
 construct_flagged(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 horizon,
 				  int64 max_per_step, int64 block)
 {
 	dp_mechanism mechanism;
 
-	memset(&mechanism, 0, sizeof(mechanism));
-	mechanism.kind = kind;
-	mechanism.flags = flags;
-	mechanism.epsilon = epsilon;
-	mechanism.horizon = horizon;
-	mechanism.max_per_step = max_per_step;
-	mechanism.block = block;
+	fill_mechanism(&mechanism, kind, flags, epsilon, horizon, max_per_step, block);
 	check_mechanism(&mechanism);
 	return dp_mechanism_to_datum(&mechanism);
 }
@@ -376,13 +384,7 @@ check_default_block(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 
 	const char *field;
 	int64		limit;
 
-	memset(&mechanism, 0, sizeof(mechanism));
-	mechanism.kind = kind;
-	mechanism.flags = flags;
-	mechanism.epsilon = epsilon;
-	mechanism.horizon = horizon;
-	mechanism.max_per_step = max_per_step;
-	mechanism.block = block;
+	fill_mechanism(&mechanism, kind, flags, epsilon, horizon, max_per_step, block);
 	if (counter_kind == NULL || !counter_kind->bounded ||
 		dp_mechanism_validate(&mechanism, &field) != DP_ERROR_BLOCK)
 		return;

@@ -178,6 +178,40 @@ purpose_of(SecretChoice choice)
  * (one statement creating two) are broken by id, so every backend chooses
  * the same row.
  */
+/*
+ * One row of dp_stream.secrets: false for a row with a NULL (none is
+ * written so; skipped rather than trusted); a secret of another length is
+ * corruption.  *value points into the tuple.
+ */
+static bool
+secret_row(HeapTuple tuple, TupleDesc descriptor, int64 *id, char **purpose,
+		   const unsigned char **value, TimestampTz *created)
+{
+	bool		null_id,
+				null_purpose,
+				null_value,
+				null_time;
+	Datum		id_datum = heap_getattr(tuple, SECRET_ID, descriptor, &null_id);
+	Datum		purpose_datum = heap_getattr(tuple, SECRET_PURPOSE, descriptor, &null_purpose);
+	Datum		value_datum = heap_getattr(tuple, SECRET_VALUE, descriptor, &null_value);
+	Datum		time_datum = heap_getattr(tuple, SECRET_CREATED_AT, descriptor, &null_time);
+	bytea	   *bytes;
+
+	if (null_id || null_purpose || null_value || null_time)
+		return false;
+	*id = DatumGetInt64(id_datum);
+	*purpose = TextDatumGetCString(purpose_datum);
+	*created = DatumGetTimestampTz(time_datum);
+	bytes = DatumGetByteaPP(value_datum);
+	if (VARSIZE_ANY_EXHDR(bytes) != DP_SEAL_KEY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dp_stream secret " INT64_FORMAT " is not %d bytes long",
+						*id, DP_SEAL_KEY_BYTES)));
+	*value = (const unsigned char *) VARDATA_ANY(bytes);
+	return true;
+}
+
 static bool
 scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
 			 unsigned char *secret, uint64 *found_id)
@@ -209,23 +243,15 @@ scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
 	scan = table_beginscan(relation, snapshot, 0, NULL);
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
-		bool		null_id,
-					null_purpose,
-					null_value,
-					null_time;
-		int64		id = DatumGetInt64(heap_getattr(tuple, SECRET_ID, descriptor, &null_id));
-		Datum		purpose = heap_getattr(tuple, SECRET_PURPOSE, descriptor, &null_purpose);
-		Datum		value = heap_getattr(tuple, SECRET_VALUE, descriptor, &null_value);
-		TimestampTz created = DatumGetTimestampTz(heap_getattr(tuple, SECRET_CREATED_AT,
-															   descriptor, &null_time));
+		int64		id;
 		char	   *purpose_text;
-		bytea	   *bytes;
+		const unsigned char *value;
+		TimestampTz created;
 		bool		better;
 
 		CHECK_FOR_INTERRUPTS();
-		if (null_id || null_purpose || null_value || null_time)
+		if (!secret_row(tuple, descriptor, &id, &purpose_text, &value, &created))
 			continue;
-		purpose_text = TextDatumGetCString(purpose);
 		if (strcmp(purpose_text, purpose_of(choice)) != 0)
 			continue;
 		switch (choice)
@@ -243,13 +269,7 @@ scan_secrets(SecretChoice choice, SecretSnapshot when, uint64 wanted_id,
 		}
 		if (!better)
 			continue;
-		bytes = DatumGetByteaPP(value);
-		if (VARSIZE_ANY_EXHDR(bytes) != DP_SEAL_KEY_BYTES)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("dp_stream secret " INT64_FORMAT " is not %d bytes long",
-							id, DP_SEAL_KEY_BYTES)));
-		memcpy(secret, VARDATA_ANY(bytes), DP_SEAL_KEY_BYTES);
+		memcpy(secret, value, DP_SEAL_KEY_BYTES);
 		found = true;
 		best_time = created;
 		best_id = id;
@@ -363,30 +383,16 @@ find_noise_secret(bool table, unsigned char *secret, uint64 *found_id)
 	found = palloc(capacity * sizeof(NoiseSecret));
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
-		bool		null_id,
-					null_purpose,
-					null_value,
-					null_time;
-		int64		id = DatumGetInt64(heap_getattr(tuple, SECRET_ID, descriptor, &null_id));
-		Datum		purpose = heap_getattr(tuple, SECRET_PURPOSE, descriptor, &null_purpose);
-		Datum		value = heap_getattr(tuple, SECRET_VALUE, descriptor, &null_value);
-		TimestampTz created = DatumGetTimestampTz(heap_getattr(tuple, SECRET_CREATED_AT,
-															   descriptor, &null_time));
+		int64		id;
 		char	   *purpose_text;
-		bytea	   *bytes;
+		const unsigned char *value;
+		TimestampTz created;
 
 		CHECK_FOR_INTERRUPTS();
-		if (null_id || null_purpose || null_value || null_time)
+		if (!secret_row(tuple, descriptor, &id, &purpose_text, &value, &created))
 			continue;
-		purpose_text = TextDatumGetCString(purpose);
 		if (strcmp(purpose_text, "noise") != 0 && strcmp(purpose_text, "table_noise") != 0)
 			continue;
-		bytes = DatumGetByteaPP(value);
-		if (VARSIZE_ANY_EXHDR(bytes) != DP_SEAL_KEY_BYTES)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("dp_stream secret " INT64_FORMAT " is not %d bytes long",
-							id, DP_SEAL_KEY_BYTES)));
 		if (count == capacity)
 		{
 			capacity *= 2;
@@ -396,7 +402,7 @@ find_noise_secret(bool table, unsigned char *secret, uint64 *found_id)
 		found[count].id = id;
 		found[count].created = created;
 		found[count].xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
-		memcpy(found[count].value, VARDATA_ANY(bytes), DP_SEAL_KEY_BYTES);
+		memcpy(found[count].value, value, DP_SEAL_KEY_BYTES);
 		count++;
 	}
 	table_endscan(scan);
