@@ -37,6 +37,10 @@ BEGIN
     SELECT a, @extschema@.dp_privacy_loss(mechanism, a) FROM generate_series(0::bigint, max_age) AS a;
 END $$;
 
+-- dp_stream.drop_secret(NULL) answered "secret <NULL> does not exist": no
+-- secret is named so, and dropping none is nothing to do.
+ALTER FUNCTION dp_stream.drop_secret(bigint) STRICT;
+
 -- ===== end of section: functions and NULL arguments =====
 
 
