@@ -27,6 +27,7 @@
 #include "dp_gaussian.h"
 #include "dp_laplace_table.h"
 #include "dp_noise.h"
+#include "dp_noise_sum.h"
 #include "dp_randomized_response.h"
 
 static uint64_t
@@ -261,6 +262,62 @@ gaussian(uint64_t sensitivity, double rho, int draws, bool constant_time, dp_uin
 	}
 }
 
+/*
+ * The Chernoff half-width and the variance of a weighted sum of groups: a
+ * number (never negative) for valid groups and a miss in (0, 1), NaN for
+ * invalid ones.
+ */
+static void
+weighted_noise(const uint8_t *data, size_t size, const dp_scale *laplace_scale,
+			   const dp_scale *gaussian_scale)
+{
+	dp_weighted_noise_group groups[4];
+	uint8_t		count_byte = (uint8_t) read_le(data, size, 60, 1);
+	int			count = count_byte % 5 == 4 ? -1 : count_byte % 5;
+	double		miss = fuzz_confidence((uint8_t) read_le(data, size, 61, 1));
+	bool		valid = count >= 0;
+
+	memset(groups, 0, sizeof(groups));
+	for (int i = 0; i < count; i++)
+	{
+		size_t		at = 62 + 17 * (size_t) i;
+		uint8_t		family = (uint8_t) read_le(data, size, at, 1);
+		uint64_t	weight_bits = read_le(data, size, at + 1, 8);
+		dp_weighted_noise_group *group = &groups[i];
+
+		group->family = (dp_noise_family) (family & 3);
+		memcpy(&group->weight, &weight_bits, sizeof(double));
+		group->terms = (int64_t) read_le(data, size, at + 9, 8);
+		if (family & 0x80)
+			group->scale = (dp_scale) {0, 1};
+		else
+			group->scale = group->family == DP_FAMILY_GAUSSIAN ? *gaussian_scale : *laplace_scale;
+		valid &= (group->family == DP_FAMILY_LAPLACE || group->family == DP_FAMILY_GAUSSIAN) &&
+			group->scale.numerator != 0 && isfinite(group->weight) &&
+			group->terms >= 0 && group->terms <= DP_WEIGHTED_NOISE_TERMS_MAX;
+	}
+	{
+		double		variance = dp_weighted_noise_variance(groups, count);
+		double		width = dp_weighted_noise_half_width_missing(groups, count, miss);
+
+		FUZZ_CHECK(!(variance < 0) && !(width < 0));
+		if (valid)
+			FUZZ_CHECK(!isnan(variance));
+		if (valid && miss > 0 && miss < 1)
+			FUZZ_CHECK(!isnan(width));
+		if (!valid)
+			FUZZ_CHECK(isnan(width));
+	}
+	if (count > 0)
+	{
+		double		width = dp_weighted_noise_half_width_one(groups[0].family, &groups[0].scale,
+															 groups[0].weight, groups[0].terms,
+															 miss);
+
+		FUZZ_CHECK(!(width < 0));
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -286,6 +343,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (dp_scale_for(sensitivity, epsilon, &scale) == DP_SCALE_OK)
 			laplace(&scale, cell_bits, draws, (flags & 1) != 0);
+	}
+	{
+		dp_scale	laplace_scale;
+		dp_scale	gaussian_scale;
+
+		if (dp_scale_for(sensitivity, epsilon, &laplace_scale) == DP_SCALE_OK &&
+			dp_gaussian_scale_for(sensitivity, epsilon, &gaussian_scale) == DP_SCALE_OK)
+			weighted_noise(data, size, &laplace_scale, &gaussian_scale);
 	}
 
 	fuzz_rng(&rng);

@@ -1149,7 +1149,8 @@ stream_seeds(void)
 		if (i % 7 == 0)
 			options |= 0x80;	/* restart at the end */
 		controls[0] = options;
-		controls[1] = (unsigned char) (i % 2 == 0 ? 255 : 40 + i % 50);
+		/* one in eight runs 510 steps; the others 40 to 98 (quick to replay) */
+		controls[1] = (unsigned char) (i % 8 == 0 ? 255 : 20 + i % 30);
 		controls[2] = (unsigned char) (1 + i % 37);
 		controls[3] = (unsigned char) (i / 4);
 		controls[4] = (unsigned char) i;
@@ -1180,9 +1181,9 @@ planning_seeds(void)
 		unsigned char controls[22];
 		int64_t		steps = m->horizon > 0 ? 1 + (m->horizon * (i % 7)) / 7 : 100 + i * 37;
 
-		/* one in three scans up to its step: keep the seeds quick */
-		if (i % 3 != 0 && steps > 2048)
-			steps %= 2048;
+		/* one in eight scans up to 2048 steps; the others 300 at most */
+		if (i % 8 != 0)
+			steps %= 300;
 		dp_put_u64(controls, (uint64_t) steps);
 		controls[8] = (unsigned char) (i % 4);
 		controls[9] = (unsigned char) (3 + i % 40);
@@ -1220,7 +1221,7 @@ sampler_seeds(void)
 
 	for (size_t i = 0; i < lengthof(seeds); i++)
 	{
-		unsigned char buffer[60];
+		unsigned char buffer[62 + 3 * 17];
 
 		memset(buffer, 0, sizeof(buffer));
 		buffer[0] = seeds[i].flags | (uint8_t) (i % 2 ? 0x80 : 0);
@@ -1234,7 +1235,118 @@ sampler_seeds(void)
 		dp_put_u64(buffer + 36, (uint64_t) i * 1000);
 		dp_put_u64(buffer + 44, 1 + (uint64_t) i * 700);
 		dp_put_f64(buffer + 52, i % 2 ? 5.0 : 0.25 * (double) (i + 1));
+		/* weighted sums of up to three groups, of both families, any weight */
+		buffer[60] = (unsigned char) (i % 5);
+		buffer[61] = (unsigned char) (i % 4);
+		for (int g = 0; g < 3; g++)
+		{
+			unsigned char *group = buffer + 62 + 17 * g;
+
+			group[0] = (unsigned char) (1 + (i + g) % 2);
+			dp_put_f64(group + 1, g == 0 ? 1.0 : g == 1 ? -0.37 : 1e6);
+			dp_put_u64(group + 9, (uint64_t) (g == 2 ? ((int64_t) 1 << (i % 63)) : 3 + (int64_t) i));
+		}
 		write_seed("fuzz_samplers", buffer, sizeof(buffer));
+	}
+}
+
+/*
+ * Defaults and refusals of every kind's own validation: the arities chosen
+ * for a horizon, BLT without rho or beyond its limits, Honaker's arity and
+ * magnitude, the shapes of the expiring trees, person level and keys where
+ * a kind refuses them.  To fuzz_mechanism_text, and with planning controls
+ * to fuzz_planning.
+ */
+static const char *const validation_texts[] = {
+	"blt(epsilon=1,horizon=100)",
+	"blt(rho=1,horizon=4611686018427387904)",
+	"blt(rho=1,horizon=4611686018427387903)",
+	"blt(rho=1,horizon=100,max_per_step=16777217)",
+	"blt(rho=1,horizon=100,max_per_step=16777216)",
+	"blt(rho=1,horizon=1000000,max_per_step=1000000,contributions=1000)",
+	"blt(rho=1,horizon=1)",
+	"blt(rho=100,horizon=3,max_per_step=7)",
+	"blt(rho=0.01,horizon=65537,max_per_step=100,consistent=true)",
+	"honaker(epsilon=1,horizon=100)",
+	"honaker(epsilon=1,horizon=1)",
+	"honaker(epsilon=1,horizon=4611686018427387904)",
+	"honaker(epsilon=1,horizon=4611686018427387904,pan_private=true)",
+	"honaker(epsilon=1,horizon=100,arity=1)",
+	"honaker(epsilon=1,horizon=100,arity=1000000)",
+	"honaker(epsilon=1,horizon=1000,max_per_step=1125899906842624)",
+	"honaker(epsilon=1,horizon=1000,max_per_step=1000,contributions=1000000000)",
+	"kary(epsilon=1,horizon=100)",
+	"kary(epsilon=1,horizon=4611686018427387904)",
+	"balanced(epsilon=1,horizon=100)",
+	"balanced(epsilon=1,horizon=4611686018427387904)",
+	"balanced_unbounded(epsilon=1)",
+	"balanced_unbounded(epsilon=1,arity=4)",
+	"expiring(epsilon=1,lambda=0)",
+	"expiring(epsilon=1,lambda=-1)",
+	"expiring(epsilon=1,lambda=1e300)",
+	"expiring(epsilon=100,lambda=1e-300)",
+	"expiring(epsilon=1,delay=4611686018427387904,lambda=2)",
+	"expiring(epsilon=1,delay=3,lambda=2,consistent=true)",
+	"expiring(rho=1,lambda=2)",
+	"expiring(epsilon=1,lambda=2,contributions=5)",
+	"expiring(epsilon=100,lambda=64,max_per_step=1125899906842624)",
+	"expiring_baseline(epsilon=1,horizon=100,window=0,past_ratio=1)",
+	"expiring_baseline(epsilon=1,horizon=100,window=1000,past_ratio=1)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=0)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=inf)",
+	"expiring_baseline(epsilon=100,horizon=4611686018427387904,window=1,past_ratio=1e300)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=1,pan_private=true,key=k)",
+	"smooth_binary(rho=1,horizon=4611686018427387904)",
+	"smooth_binary(epsilon=1,horizon=100)",
+	"smooth_binary(rho=1,horizon=1000,max_per_step=16777216)",
+	"hybrid(rho=1)",
+	"simple_ii(rho=1,max_per_step=16777216)",
+	"two_level(rho=1,horizon=100)",
+	"ppcum(rho=1,horizon=10)",
+	"binary(rho=1e-12,horizon=10)",
+	"binary(rho=1,epsilon=1,horizon=10)",
+	"binary(rho=1,horizon=10,max_per_step=16777217)",
+	"binary(epsilon=1,horizon=10,contributions=0)",
+	"binary(epsilon=1,horizon=10,contributions=-1)",
+	"binary(epsilon=1,horizon=10,contributions=9223372036854775807)",
+	"binary(epsilon=1,horizon=10,max_per_step=1125899906842624,contributions=2,per_observation=true)",
+	"binary(epsilon=1,horizon=10,per_observation=true)",
+	"binary(epsilon=1,horizon=10,key=k)",
+	"binary(epsilon=1,horizon=10,key=k,pan_private=true,contributions=3)",
+	"simple_i(epsilon=1,horizon=10,key=k,pan_private=true)",
+	"ppcum(epsilon=1,horizon=10,contributions=2)",
+	"binary(epsilon=1,horizon=10,key=,pan_private=true)",
+	"binary(epsilon=1,horizon=10,key=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa,pan_private=true)",
+	"binary(epsilon=1,horizon=10,key=a$b,pan_private=true)",
+	"two_level(epsilon=1,horizon=100,block=101)",
+	"two_level(epsilon=1,horizon=100,block=-1)",
+	"kary(epsilon=1,horizon=100,arity=1)",
+	"balanced(epsilon=1,horizon=100,arity=2)",
+	"hybrid(epsilon=1,max_per_step=0)",
+	"binary(epsilon=nan,horizon=10)",
+	"binary(epsilon=-1,horizon=10)",
+	"binary(epsilon=inf,horizon=10)",
+};
+
+static void
+validation_seeds(void)
+{
+	write_texts("fuzz_mechanism_text", validation_texts, lengthof(validation_texts));
+	for (size_t i = 0; i < lengthof(validation_texts); i++)
+	{
+		unsigned char buffer[512];
+		size_t		length = strlen(validation_texts[i]);
+
+		memset(buffer, 0, sizeof(buffer));
+		memcpy(buffer, validation_texts[i], length);
+		/* steps 5 + i, confidence 0.95, the bound itself, position 3, age i */
+		dp_put_u64(buffer + length + 1, 5 + i);
+		buffer[length + 1 + 8] = 1;
+		buffer[length + 1 + 9] = 3;
+		buffer[length + 1 + 10] = 3;
+		buffer[length + 1 + 12] = (unsigned char) i;
+		dp_put_f64(buffer + length + 1 + 14, 1e-7);
+		write_seed("fuzz_planning", buffer, length + 1 + 22);
 	}
 }
 
@@ -1294,6 +1406,7 @@ main(int argc, char **argv)
 	stream_seeds();
 	planning_seeds();
 	sampler_seeds();
+	validation_seeds();
 	printf("make_corpus: %d files written under %s\n", written, root);
 	return 0;
 }
