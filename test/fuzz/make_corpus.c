@@ -305,6 +305,21 @@ table_sampler_state(const dp_mechanism *m, int steps)
 	free(counter);
 }
 
+/*
+ * Every valid mechanism counters() writes, for the harnesses that take a
+ * mechanism's text form and run it (fuzz_stream, fuzz_planning).
+ */
+#define REMEMBERED_MAX 1024
+static dp_mechanism remembered[REMEMBERED_MAX];
+static int	remembered_count;
+
+static void
+remember_mechanism(const dp_mechanism *m)
+{
+	if (remembered_count < REMEMBERED_MAX)
+		remembered[remembered_count++] = *m;
+}
+
 /* Every mechanism, option and a few step counts. */
 static void
 counters(void)
@@ -370,6 +385,7 @@ counters(void)
 				if (dp_mechanism_validate(&m, &field) != DP_OK)
 					continue;
 			}
+			remember_mechanism(&m);
 			for (size_t s = 0; s < lengthof(steps); s++)
 			{
 				dp_counter *counter;
@@ -410,6 +426,8 @@ counters(void)
 		for (size_t i = 0; i < lengthof(large); i++)
 		{
 			dp_counter *counter = counter_after(&large[i], 3);
+
+			remember_mechanism(&large[i]);
 
 			write_counter(counter);
 			free(counter);
@@ -1091,6 +1109,247 @@ parameter_records(void)
 	}
 }
 
+/* ---- whole streams and planning: a mechanism's text, a NUL, control bytes ---- */
+
+static void
+write_mechanism_and(const char *target, const dp_mechanism *m, const unsigned char *controls,
+					size_t count)
+{
+	char		text[DP_MECHANISM_TEXT_BYTES];
+	unsigned char buffer[DP_MECHANISM_TEXT_BYTES + 64];
+	size_t		length;
+
+	dp_mechanism_to_text(m, text, sizeof(text));
+	length = strlen(text);
+	memcpy(buffer, text, length);
+	buffer[length] = '\0';
+	memcpy(buffer + length + 1, controls, count);
+	write_seed(target, buffer, length + 1 + count);
+}
+
+/*
+ * fuzz_stream: each mechanism counters() wrote, run for up to 510 steps and
+ * stored every few steps, with the options (noise key, table sampler, cache,
+ * constant-time Gaussian, the other stored forms, a restart) varied over
+ * the list; every fourth also as a sum, average or variance.
+ */
+static void
+stream_seeds(void)
+{
+	for (int i = 0; i < remembered_count; i++)
+	{
+		const dp_mechanism *m = &remembered[i];
+		unsigned char controls[7 + 16];
+		uint8_t		options = (uint8_t) (i % 16);
+
+		if (i % 3 == 0)
+			options |= 0x20;	/* text form at the checkpoints */
+		if (i % 5 == 0)
+			options |= 0x40;	/* fixed layout of versions 4 and 5 */
+		if (i % 7 == 0)
+			options |= 0x80;	/* restart at the end */
+		controls[0] = options;
+		/* one in eight runs 510 steps; the others 40 to 98 (quick to replay) */
+		controls[1] = (unsigned char) (i % 8 == 0 ? 255 : 20 + i % 30);
+		controls[2] = (unsigned char) (1 + i % 37);
+		controls[3] = (unsigned char) (i / 4);
+		controls[4] = (unsigned char) i;
+		controls[5] = (unsigned char) (i / 3);
+		controls[6] = (unsigned char) (i % 5);
+		for (int v = 0; v < 16; v++)
+			controls[7 + v] = (unsigned char) ((v * 37 + i * 11) % 80 + (v % 5 == 4 ? 120 : 0));
+		write_mechanism_and("fuzz_stream", m, controls, sizeof(controls));
+		if (i % 4 == 0)
+		{
+			controls[0] = (unsigned char) (options | 0x10);
+			write_mechanism_and("fuzz_stream", m, controls, sizeof(controls));
+		}
+	}
+}
+
+/*
+ * fuzz_planning: each mechanism at a step inside its horizon, at a usual
+ * confidence and a wanted error of about the bound, with positions and
+ * ages for the delayed trees' losses and a delta for zCDP.
+ */
+static void
+planning_seeds(void)
+{
+	for (int i = 0; i < remembered_count; i++)
+	{
+		const dp_mechanism *m = &remembered[i];
+		unsigned char controls[22];
+		int64_t		steps = m->horizon > 0 ? 1 + (m->horizon * (i % 7)) / 7 : 100 + i * 37;
+
+		/* one in eight scans up to 2048 steps; the others 300 at most */
+		if (i % 8 != 0)
+			steps %= 300;
+		dp_put_u64(controls, (uint64_t) steps);
+		controls[8] = (unsigned char) (i % 4);
+		controls[9] = (unsigned char) (3 + i % 40);
+		controls[10] = (unsigned char) (i * 13);
+		controls[11] = (unsigned char) (i % 3);
+		controls[12] = (unsigned char) (i * 7);
+		controls[13] = (unsigned char) (i % 2);
+		dp_put_f64(controls + 14, i % 2 ? 1e-9 : 1e-6);
+		write_mechanism_and("fuzz_planning", m, controls, sizeof(controls));
+	}
+}
+
+/*
+ * fuzz_samplers: Laplace scales from tiny to the largest, with 64-bit cells
+ * and with few (the exact path), Gaussian scales with both acceptances,
+ * proposals on the threshold, and randomized response at small and large
+ * epsilon.
+ */
+static void
+sampler_seeds(void)
+{
+	static const struct
+	{
+		uint8_t		flags;
+		uint64_t	sensitivity;
+		double		epsilon;
+		uint8_t		cell_byte;
+	}			seeds[] = {
+		{0, 0, 1.0, 64}, {0, 2, 0.5, 64}, {0, 0, 100.0, 64}, {0, 0, 0x1p-40, 64},
+		{0, (uint64_t) 1 << 55, 0x1p-40, 64}, {0, 9, 0.1, 7}, {0, 0, 1.0, 3},
+		{0, 999, 0.01, 11}, {0, 0, 30.0, 0}, {1, 4, 1.0, 64}, {2, 0, 0.5, 64},
+		{6, 0, 0.5, 64}, {6, 15, 0.01, 64}, {6, (uint64_t) 1 << 50, 0x1p-40, 64},
+		{2, 3, 100.0, 64}, {6, 0, 100.0, 64}, {7, 0, 2.0, 64},
+	};
+
+	for (size_t i = 0; i < lengthof(seeds); i++)
+	{
+		unsigned char buffer[62 + 3 * 17];
+
+		memset(buffer, 0, sizeof(buffer));
+		buffer[0] = seeds[i].flags | (uint8_t) (i % 2 ? 0x80 : 0);
+		dp_put_u64(buffer + 1, seeds[i].sensitivity);
+		dp_put_f64(buffer + 9, seeds[i].epsilon);
+		buffer[17] = seeds[i].cell_byte;
+		buffer[18] = (unsigned char) (8 + i);
+		dp_put_u64(buffer + 19, (uint64_t) (i * 3));
+		buffer[27] = (unsigned char) (int8_t) (i % 3 == 0 ? 0 : i % 3 == 1 ? -16 : 16);
+		dp_put_u64(buffer + 28, (uint64_t) 1 << (40 + i % 20));
+		dp_put_u64(buffer + 36, (uint64_t) i * 1000);
+		dp_put_u64(buffer + 44, 1 + (uint64_t) i * 700);
+		dp_put_f64(buffer + 52, i % 2 ? 5.0 : 0.25 * (double) (i + 1));
+		/* weighted sums of up to three groups, of both families, any weight */
+		buffer[60] = (unsigned char) (i % 5);
+		buffer[61] = (unsigned char) (i % 4);
+		for (int g = 0; g < 3; g++)
+		{
+			unsigned char *group = buffer + 62 + 17 * g;
+
+			group[0] = (unsigned char) (1 + (i + g) % 2);
+			dp_put_f64(group + 1, g == 0 ? 1.0 : g == 1 ? -0.37 : 1e6);
+			dp_put_u64(group + 9, (uint64_t) (g == 2 ? ((int64_t) 1 << (i % 63)) : 3 + (int64_t) i));
+		}
+		write_seed("fuzz_samplers", buffer, sizeof(buffer));
+	}
+}
+
+/*
+ * Defaults and refusals of every kind's own validation: the arities chosen
+ * for a horizon, BLT without rho or beyond its limits, Honaker's arity and
+ * magnitude, the shapes of the expiring trees, person level and keys where
+ * a kind refuses them.  To fuzz_mechanism_text, and with planning controls
+ * to fuzz_planning.
+ */
+static const char *const validation_texts[] = {
+	"blt(epsilon=1,horizon=100)",
+	"blt(rho=1,horizon=4611686018427387904)",
+	"blt(rho=1,horizon=4611686018427387903)",
+	"blt(rho=1,horizon=100,max_per_step=16777217)",
+	"blt(rho=1,horizon=100,max_per_step=16777216)",
+	"blt(rho=1,horizon=1000000,max_per_step=1000000,contributions=1000)",
+	"blt(rho=1,horizon=1)",
+	"blt(rho=100,horizon=3,max_per_step=7)",
+	"blt(rho=0.01,horizon=65537,max_per_step=100,consistent=true)",
+	"honaker(epsilon=1,horizon=100)",
+	"honaker(epsilon=1,horizon=1)",
+	"honaker(epsilon=1,horizon=4611686018427387904)",
+	"honaker(epsilon=1,horizon=4611686018427387904,pan_private=true)",
+	"honaker(epsilon=1,horizon=100,arity=1)",
+	"honaker(epsilon=1,horizon=100,arity=1000000)",
+	"honaker(epsilon=1,horizon=1000,max_per_step=1125899906842624)",
+	"honaker(epsilon=1,horizon=1000,max_per_step=1000,contributions=1000000000)",
+	"kary(epsilon=1,horizon=100)",
+	"kary(epsilon=1,horizon=4611686018427387904)",
+	"balanced(epsilon=1,horizon=100)",
+	"balanced(epsilon=1,horizon=4611686018427387904)",
+	"balanced_unbounded(epsilon=1)",
+	"balanced_unbounded(epsilon=1,arity=4)",
+	"expiring(epsilon=1,lambda=0)",
+	"expiring(epsilon=1,lambda=-1)",
+	"expiring(epsilon=1,lambda=1e300)",
+	"expiring(epsilon=100,lambda=1e-300)",
+	"expiring(epsilon=1,delay=4611686018427387904,lambda=2)",
+	"expiring(epsilon=1,delay=3,lambda=2,consistent=true)",
+	"expiring(rho=1,lambda=2)",
+	"expiring(epsilon=1,lambda=2,contributions=5)",
+	"expiring(epsilon=100,lambda=64,max_per_step=1125899906842624)",
+	"expiring_baseline(epsilon=1,horizon=100,window=0,past_ratio=1)",
+	"expiring_baseline(epsilon=1,horizon=100,window=1000,past_ratio=1)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=0)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=inf)",
+	"expiring_baseline(epsilon=100,horizon=4611686018427387904,window=1,past_ratio=1e300)",
+	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=1,pan_private=true,key=k)",
+	"smooth_binary(rho=1,horizon=4611686018427387904)",
+	"smooth_binary(epsilon=1,horizon=100)",
+	"smooth_binary(rho=1,horizon=1000,max_per_step=16777216)",
+	"hybrid(rho=1)",
+	"simple_ii(rho=1,max_per_step=16777216)",
+	"two_level(rho=1,horizon=100)",
+	"ppcum(rho=1,horizon=10)",
+	"binary(rho=1e-12,horizon=10)",
+	"binary(rho=1,epsilon=1,horizon=10)",
+	"binary(rho=1,horizon=10,max_per_step=16777217)",
+	"binary(epsilon=1,horizon=10,contributions=0)",
+	"binary(epsilon=1,horizon=10,contributions=-1)",
+	"binary(epsilon=1,horizon=10,contributions=9223372036854775807)",
+	"binary(epsilon=1,horizon=10,max_per_step=1125899906842624,contributions=2,per_observation=true)",
+	"binary(epsilon=1,horizon=10,per_observation=true)",
+	"binary(epsilon=1,horizon=10,key=k)",
+	"binary(epsilon=1,horizon=10,key=k,pan_private=true,contributions=3)",
+	"simple_i(epsilon=1,horizon=10,key=k,pan_private=true)",
+	"ppcum(epsilon=1,horizon=10,contributions=2)",
+	"binary(epsilon=1,horizon=10,key=,pan_private=true)",
+	"binary(epsilon=1,horizon=10,key=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa,pan_private=true)",
+	"binary(epsilon=1,horizon=10,key=a$b,pan_private=true)",
+	"two_level(epsilon=1,horizon=100,block=101)",
+	"two_level(epsilon=1,horizon=100,block=-1)",
+	"kary(epsilon=1,horizon=100,arity=1)",
+	"balanced(epsilon=1,horizon=100,arity=2)",
+	"hybrid(epsilon=1,max_per_step=0)",
+	"binary(epsilon=nan,horizon=10)",
+	"binary(epsilon=-1,horizon=10)",
+	"binary(epsilon=inf,horizon=10)",
+};
+
+static void
+validation_seeds(void)
+{
+	write_texts("fuzz_mechanism_text", validation_texts, lengthof(validation_texts));
+	for (size_t i = 0; i < lengthof(validation_texts); i++)
+	{
+		unsigned char buffer[512];
+		size_t		length = strlen(validation_texts[i]);
+
+		memset(buffer, 0, sizeof(buffer));
+		memcpy(buffer, validation_texts[i], length);
+		/* steps 5 + i, confidence 0.95, the bound itself, position 3, age i */
+		dp_put_u64(buffer + length + 1, 5 + i);
+		buffer[length + 1 + 8] = 1;
+		buffer[length + 1 + 9] = 3;
+		buffer[length + 1 + 10] = 3;
+		buffer[length + 1 + 12] = (unsigned char) i;
+		dp_put_f64(buffer + length + 1 + 14, 1e-7);
+		write_seed("fuzz_planning", buffer, length + 1 + 22);
+	}
+}
+
 /* ---- scanner tokens ---- */
 
 static void
@@ -1144,6 +1403,10 @@ main(int argc, char **argv)
 	statistic_edges();
 	parameter_records();
 	scanner_tokens();
+	stream_seeds();
+	planning_seeds();
+	sampler_seeds();
+	validation_seeds();
 	printf("make_corpus: %d files written under %s\n", written, root);
 	return 0;
 }

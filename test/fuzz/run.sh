@@ -28,10 +28,11 @@ work=${FUZZ_WORK:-${TMPDIR:-/tmp}/dp_stream_fuzz}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-# the text-based targets get the dictionary of the text forms
+# the text-based targets get the dictionary of the text forms, and so do
+# the two whose input begins with a mechanism's text form
 dict_args() {
   case $1 in
-    *_text|fuzz_text_scanners) [ -f "$dict" ] && echo "-dict=$dict" ;;
+    *_text|fuzz_text_scanners|fuzz_stream|fuzz_planning) [ -f "$dict" ] && echo "-dict=$dict" ;;
   esac
 }
 
