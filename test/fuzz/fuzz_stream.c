@@ -98,30 +98,48 @@ arena_release(void *context)
 /* ---- sealing, as the extension does it around every stored state ---- */
 
 /*
- * Seals plain (its public prefix public_length bytes), then peeks and opens
- * it into exactly the length the peek reported; returns the opened copy
- * (the caller frees it), which must be the very bytes sealed.
+ * Seals plain (its public prefix public_length bytes) as the extension does
+ * since 0.12.0 (version 2: bound to a role and a stream, padded to
+ * padded_length, which depends on the public fields only), then peeks and
+ * opens it; returns the opened state (the caller frees it), which must be
+ * the very bytes sealed, with its binding.  Every fourth value also goes
+ * through version 1, which the extension still reads.
  */
 static unsigned char *
 seal_and_open(const unsigned char *plain, size_t plain_length, size_t public_length,
-			  dp_sealed_kind kind)
+			  size_t padded_length, dp_sealed_kind kind)
 {
-	size_t		sealed_length = dp_seal_size(public_length, plain_length);
+	bool		bound = (plain_length & 3) != 0;
+	size_t		sealed_length = bound ? dp_seal_bound_size(public_length, padded_length) :
+		dp_seal_size(public_length, plain_length);
 	unsigned char *sealed = fuzz_alloc(sealed_length);
 	unsigned char *opened;
 	dp_seal_info info;
 	dp_parse_error error;
+	dp_seal_binding binding = {.version = DP_SEAL_VERSION, .role = "fuzz_role", .stream_id = 7};
+	dp_seal_binding read;
+	size_t		state_length = 0;
 
 	FUZZ_CHECK(public_length <= DP_SEAL_PUBLIC_MAX && plain_length <= DP_SEAL_PLAIN_MAX);
-	dp_seal(sealed, kind, 42, seal_key, plain, plain_length, public_length);
+	FUZZ_CHECK(padded_length >= plain_length);
+	if (bound)
+		dp_seal_bound(sealed, kind, 42, seal_key, &binding, plain, plain_length, public_length,
+					  padded_length);
+	else
+		dp_seal(sealed, kind, 42, seal_key, plain, plain_length, public_length);
 	FUZZ_CHECK(dp_seal_claims(sealed, sealed_length));
 	FUZZ_CHECK(dp_seal_peek(sealed, sealed_length, kind, &info, &error) == DP_OK);
-	FUZZ_CHECK(info.key_id == 42 && info.plain_length == plain_length &&
-			   info.public_length == public_length);
+	FUZZ_CHECK(info.key_id == 42 && info.public_length == public_length);
 	FUZZ_CHECK(memcmp(info.public_fields, plain, public_length) == 0);
 	opened = fuzz_alloc(info.plain_length);
-	FUZZ_CHECK(dp_seal_open(sealed, sealed_length, &info, seal_key, opened, &error) == DP_OK);
-	FUZZ_CHECK(memcmp(opened, plain, plain_length) == 0);
+	FUZZ_CHECK(dp_seal_open_bound(sealed, sealed_length, &info, seal_key, opened, &read,
+								  &state_length, &error) == DP_OK);
+	FUZZ_CHECK(state_length == plain_length && memcmp(opened, plain, plain_length) == 0);
+	if (bound)
+		FUZZ_CHECK(read.version == DP_SEAL_VERSION && strcmp(read.role, binding.role) == 0 &&
+				   read.stream_id == binding.stream_id);
+	else
+		FUZZ_CHECK(read.version == 1);
 	/* a different secret opens nothing */
 	{
 		unsigned char other[DP_SEAL_KEY_BYTES];
@@ -129,7 +147,8 @@ seal_and_open(const unsigned char *plain, size_t plain_length, size_t public_len
 
 		memcpy(other, seal_key, sizeof(other));
 		other[plain_length % sizeof(other)] ^= 0x20;
-		FUZZ_CHECK(dp_seal_open(sealed, sealed_length, &info, other, scratch, &error) != DP_OK);
+		FUZZ_CHECK(dp_seal_open_bound(sealed, sealed_length, &info, other, scratch, &read,
+									  &state_length, &error) != DP_OK);
 		free(scratch);
 	}
 	free(sealed);
@@ -168,7 +187,8 @@ counter_through_seal(const dp_counter *counter, size_t *bytes)
 
 	FUZZ_CHECK(public_length <= length);
 	dp_counter_serialize(counter, plain);
-	opened = seal_and_open(plain, length, public_length, DP_SEALED_COUNTER);
+	opened = seal_and_open(plain, length, public_length, dp_counter_padded_size(counter),
+						   DP_SEALED_COUNTER);
 	FUZZ_CHECK(dp_counter_peek(opened, length, &mechanism, &error) == DP_OK);
 	*bytes = dp_counter_size(&mechanism);
 	copy = fuzz_alloc(*bytes);
@@ -329,7 +349,8 @@ statistic_through_seal(const dp_statistic *statistic, size_t *bytes)
 
 	FUZZ_CHECK(public_length <= length);
 	dp_statistic_serialize(statistic, plain);
-	opened = seal_and_open(plain, length, public_length, DP_SEALED_STATISTIC);
+	opened = seal_and_open(plain, length, public_length, dp_statistic_padded_size(statistic),
+						   DP_SEALED_STATISTIC);
 	FUZZ_CHECK(dp_statistic_peek(opened, length, &layout, &error) == DP_OK);
 	*bytes = dp_statistic_size(&layout);
 	copy = fuzz_alloc(*bytes);
