@@ -165,6 +165,18 @@ fuzz_alloc(size_t bytes)
 	return p;
 }
 
+/* count (1 to 8) bytes little-endian from offset, zeros past the end of the input */
+static inline uint64_t
+fuzz_read_le(const uint8_t *data, size_t size, size_t offset, int count)
+{
+	uint64_t	value = 0;
+
+	for (int i = 0; i < count; i++)
+		if (offset + i < size)
+			value |= (uint64_t) data[offset + i] << (8 * i);
+	return value;
+}
+
 /*
  * A state in both stored forms, as the extension stores it and as the text
  * and binary harnesses read it (fuzz_<kind>_forms_of makes one).

@@ -30,17 +30,6 @@
 #define SCAN_STEPS_MAX 2048
 #define LOSS_STEPS_MAX 4096
 
-static uint64_t
-read_le(const uint8_t *bytes, size_t length, size_t offset, int count)
-{
-	uint64_t	value = 0;
-
-	for (int i = 0; i < count; i++)
-		if (offset + i < length)
-			value |= (uint64_t) bytes[offset + i] << (8 * i);
-	return value;
-}
-
 static void
 check_interrupts(void)
 {
@@ -166,12 +155,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		text_length = nul ? (size_t) (nul - data) : size;
 	const uint8_t *c = nul ? nul + 1 : data + size;
 	size_t		length = nul ? size - text_length - 1 : 0;
-	int64_t		steps = (int64_t) read_le(c, length, 0, 8);
-	double		confidence = fuzz_confidence((uint8_t) read_le(c, length, 8, 1));
-	uint8_t		wanted = (uint8_t) read_le(c, length, 9, 1);
-	int64_t		position = 1 + (int64_t) read_le(c, length, 10, 2);
-	int64_t		age = (int64_t) read_le(c, length, 12, 2);
-	uint64_t	delta_bits = read_le(c, length, 14, 8);
+	int64_t		steps = (int64_t) fuzz_read_le(c, length, 0, 8);
+	double		confidence = fuzz_confidence((uint8_t) fuzz_read_le(c, length, 8, 1));
+	uint8_t		wanted = (uint8_t) fuzz_read_le(c, length, 9, 1);
+	int64_t		position = 1 + (int64_t) fuzz_read_le(c, length, 10, 2);
+	int64_t		age = (int64_t) fuzz_read_le(c, length, 12, 2);
+	uint64_t	delta_bits = fuzz_read_le(c, length, 14, 8);
 	double		delta;
 	char	   *text;
 	const char *cursor;

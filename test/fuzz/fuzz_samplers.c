@@ -22,6 +22,7 @@
  *   28-35 a raw exponential magnitude, 36-43 Bernoulli numerator (modulo
  *   the denominator + 1), 44-51 its denominator, 52-59 epsilon of randomized response (f64)
  */
+#include "fuzz_arena.h"
 #include "fuzz_common.h"
 
 #include "dp_gaussian.h"
@@ -30,21 +31,10 @@
 #include "dp_noise_sum.h"
 #include "dp_randomized_response.h"
 
-static uint64_t
-read_le(const uint8_t *data, size_t size, size_t offset, int count)
-{
-	uint64_t	value = 0;
-
-	for (int i = 0; i < count; i++)
-		if (offset + i < size)
-			value |= (uint64_t) data[offset + i] << (8 * i);
-	return value;
-}
-
 static double
 read_f64(const uint8_t *data, size_t size, size_t offset)
 {
-	uint64_t	bits = read_le(data, size, offset, 8);
+	uint64_t	bits = fuzz_read_le(data, size, offset, 8);
 	double		value;
 
 	memcpy(&value, &bits, sizeof(value));
@@ -57,35 +47,6 @@ magnitude_of(dp_int128 value)
 	return value < 0 ? (dp_uint128) 0 - (dp_uint128) value : (dp_uint128) value;
 }
 
-/* ---- a sampler cache in malloc'ed memory ---- */
-
-typedef struct arena
-{
-	void	   *blocks[DP_SAMPLER_CACHE_SIZE + 1];
-	int			count;
-	int			resets;
-} arena;
-
-static void *
-arena_allocate(void *context, size_t size)
-{
-	arena	   *a = context;
-
-	FUZZ_CHECK(a->count <= DP_SAMPLER_CACHE_SIZE);
-	return a->blocks[a->count++] = fuzz_alloc(size);
-}
-
-static void
-arena_release(void *context)
-{
-	arena	   *a = context;
-
-	for (int i = 0; i < a->count; i++)
-		free(a->blocks[i]);
-	a->count = 0;
-	a->resets++;
-}
-
 /* ---- discrete Laplace ---- */
 
 static void
@@ -95,7 +56,7 @@ laplace(const dp_scale *scale, int cell_bits, int draws, bool fill_cache)
 	dp_laplace_table *table = fuzz_alloc(bytes);
 	dp_random	rng;
 	dp_random	other;
-	arena		tables = {{0}, 0, 0};
+	fuzz_arena	tables = {{0}, 0, 0};
 	dp_sampler_cache cache;
 
 	FUZZ_CHECK(bytes <= DP_LAPLACE_TABLE_BYTES_MAX);
@@ -132,8 +93,8 @@ laplace(const dp_scale *scale, int cell_bits, int draws, bool fill_cache)
 		fuzz_rng(&rng);
 		fuzz_rng(&other);
 		memset(&cache, 0, sizeof(cache));
-		cache.allocate = arena_allocate;
-		cache.release_all = arena_release;
+		cache.allocate = fuzz_arena_allocate;
+		cache.release_all = fuzz_arena_release;
 		cache.context = &tables;
 		for (int i = 0; i < draws && i < 4; i++)
 		{
@@ -166,7 +127,7 @@ laplace(const dp_scale *scale, int cell_bits, int draws, bool fill_cache)
 			}
 			FUZZ_CHECK(tables.resets >= 1);
 		}
-		arena_release(&tables);
+		fuzz_arena_release(&tables);
 	}
 	free(table);
 }
@@ -227,7 +188,7 @@ gaussian(uint64_t sensitivity, double rho, int draws, bool constant_time, dp_uin
 {
 	dp_scale	sigma2;
 	dp_random	rng;
-	arena		tables = {{0}, 0, 0};
+	fuzz_arena	tables = {{0}, 0, 0};
 	dp_sampler_cache cache;
 
 	if (dp_gaussian_scale_for(sensitivity, rho, &sigma2) != DP_SCALE_OK)
@@ -239,8 +200,8 @@ gaussian(uint64_t sensitivity, double rho, int draws, bool constant_time, dp_uin
 	if (draws % 2)
 	{
 		memset(&cache, 0, sizeof(cache));
-		cache.allocate = arena_allocate;
-		cache.release_all = arena_release;
+		cache.allocate = fuzz_arena_allocate;
+		cache.release_all = fuzz_arena_release;
 		cache.context = &tables;
 		rng.samplers = &cache;
 	}
@@ -252,7 +213,7 @@ gaussian(uint64_t sensitivity, double rho, int draws, bool constant_time, dp_uin
 		FUZZ_CHECK(magnitude_of(value) <= DP_GAUSSIAN_DRAW_MAX);
 	}
 	acceptance(&sigma2, a, where, raw);
-	arena_release(&tables);
+	fuzz_arena_release(&tables);
 	{
 		/* an invalid scale draws the invalid value, never noise that is too small */
 		dp_scale	bad = {0, 1};
@@ -272,22 +233,22 @@ weighted_noise(const uint8_t *data, size_t size, const dp_scale *laplace_scale,
 			   const dp_scale *gaussian_scale)
 {
 	dp_weighted_noise_group groups[4];
-	uint8_t		count_byte = (uint8_t) read_le(data, size, 60, 1);
+	uint8_t		count_byte = (uint8_t) fuzz_read_le(data, size, 60, 1);
 	int			count = count_byte % 5 == 4 ? -1 : count_byte % 5;
-	double		miss = fuzz_confidence((uint8_t) read_le(data, size, 61, 1));
+	double		miss = fuzz_confidence((uint8_t) fuzz_read_le(data, size, 61, 1));
 	bool		valid = count >= 0;
 
 	memset(groups, 0, sizeof(groups));
 	for (int i = 0; i < count; i++)
 	{
 		size_t		at = 62 + 17 * (size_t) i;
-		uint8_t		family = (uint8_t) read_le(data, size, at, 1);
-		uint64_t	weight_bits = read_le(data, size, at + 1, 8);
+		uint8_t		family = (uint8_t) fuzz_read_le(data, size, at, 1);
+		uint64_t	weight_bits = fuzz_read_le(data, size, at + 1, 8);
 		dp_weighted_noise_group *group = &groups[i];
 
 		group->family = (dp_noise_family) (family & 3);
 		memcpy(&group->weight, &weight_bits, sizeof(double));
-		group->terms = (int64_t) read_le(data, size, at + 9, 8);
+		group->terms = (int64_t) fuzz_read_le(data, size, at + 9, 8);
 		if (family & 0x80)
 			group->scale = (dp_scale) {0, 1};
 		else
@@ -321,17 +282,17 @@ weighted_noise(const uint8_t *data, size_t size, const dp_scale *laplace_scale,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t		flags = (uint8_t) read_le(data, size, 0, 1);
-	uint64_t	sensitivity = 1 + read_le(data, size, 1, 8) % DP_SENSITIVITY_MAX;
+	uint8_t		flags = (uint8_t) fuzz_read_le(data, size, 0, 1);
+	uint64_t	sensitivity = 1 + fuzz_read_le(data, size, 1, 8) % DP_SENSITIVITY_MAX;
 	double		epsilon = read_f64(data, size, 9);
-	uint8_t		cell_byte = (uint8_t) read_le(data, size, 17, 1);
+	uint8_t		cell_byte = (uint8_t) fuzz_read_le(data, size, 17, 1);
 	int			cell_bits = cell_byte >= 64 ? 64 : 1 + cell_byte;
-	int			draws = (int) (read_le(data, size, 18, 1) % 33);
-	dp_uint128	a = read_le(data, size, 19, 8) % (((uint64_t) 1 << 54) + 1);
-	int8_t		where = (int8_t) read_le(data, size, 27, 1);
-	uint64_t	raw = read_le(data, size, 28, 8);
-	uint64_t	numerator = read_le(data, size, 36, 8);
-	uint64_t	denominator = read_le(data, size, 44, 8);
+	int			draws = (int) (fuzz_read_le(data, size, 18, 1) % 33);
+	dp_uint128	a = fuzz_read_le(data, size, 19, 8) % (((uint64_t) 1 << 54) + 1);
+	int8_t		where = (int8_t) fuzz_read_le(data, size, 27, 1);
+	uint64_t	raw = fuzz_read_le(data, size, 28, 8);
+	uint64_t	numerator = fuzz_read_le(data, size, 36, 8);
+	uint64_t	denominator = fuzz_read_le(data, size, 44, 8);
 	double		rr_epsilon = read_f64(data, size, 52);
 	dp_random	rng;
 

@@ -31,6 +31,7 @@
  * stored state that lost or changed anything (a node, a ring position, a
  * noise key, the sampler flag) shows up as a different release.
  */
+#include "fuzz_arena.h"
 #include "fuzz_counter_common.h"
 #include "fuzz_statistic_common.h"
 
@@ -63,36 +64,6 @@ static uint8_t
 control(const controls *c, size_t i)
 {
 	return i < c->length ? c->bytes[i] : 0;
-}
-
-/* ---- a sampler cache whose tables are malloc'ed, freed when it starts again ---- */
-
-typedef struct arena
-{
-	void	   *blocks[DP_SAMPLER_CACHE_SIZE + 1];
-	int			count;
-} arena;
-
-static void *
-arena_allocate(void *context, size_t size)
-{
-	arena	   *a = context;
-	void	   *block;
-
-	FUZZ_CHECK(a->count <= DP_SAMPLER_CACHE_SIZE);
-	block = fuzz_alloc(size);
-	a->blocks[a->count++] = block;
-	return block;
-}
-
-static void
-arena_release(void *context)
-{
-	arena	   *a = context;
-
-	for (int i = 0; i < a->count; i++)
-		free(a->blocks[i]);
-	a->count = 0;
 }
 
 /* ---- sealing, as the extension does it around every stored state ---- */
@@ -472,7 +443,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *field;
 	dp_random	rng;
 	dp_sampler_cache cache;
-	arena		tables = {{0}, 0};
+	fuzz_arena	tables = {{0}, 0, 0};
 
 	if (text_length > MECHANISM_TEXT_MAX)
 		return 0;
@@ -491,8 +462,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (options & OPTION_CACHE)
 	{
 		memset(&cache, 0, sizeof(cache));
-		cache.allocate = arena_allocate;
-		cache.release_all = arena_release;
+		cache.allocate = fuzz_arena_allocate;
+		cache.release_all = fuzz_arena_release;
 		cache.context = &tables;
 		rng.samplers = &cache;
 	}
@@ -502,7 +473,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		run_counter(&mechanism, &c, &rng);
 
-	arena_release(&tables);
+	fuzz_arena_release(&tables);
 	free(text);
 	return 0;
 }
