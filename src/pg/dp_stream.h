@@ -8,6 +8,8 @@
 #include "postgres.h"
 #include "fmgr.h"
 
+#include "dp_compat.h"
+
 #include "dp_counter.h"
 #include "dp_seal.h"
 #include "dp_statistic.h"
@@ -93,12 +95,12 @@ extern void dp_keyed_stream_step(DpKeyedStream *stream, int64 step, DpKeyedValue
 								 uint64 value);
 
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
-extern void dp_report_status(dp_status status, const char *field,
-							 const dp_mechanism *mechanism) pg_attribute_noreturn();
+DP_NORETURN extern void dp_report_status(dp_status status, const char *field,
+							 const dp_mechanism *mechanism);
 /* Raises 22023 unless 0 < confidence < 1. */
 extern void dp_check_confidence(double confidence);
-extern void dp_report_parse_error(const char *type_name, const char *input,
-								  const dp_parse_error *error, bool binary) pg_attribute_noreturn();
+DP_NORETURN extern void dp_report_parse_error(const char *type_name, const char *input,
+								  const dp_parse_error *error, bool binary);
 
 /*
  * Refuses a window frame whose start moves (it would restart the aggregate
@@ -110,8 +112,8 @@ extern void dp_check_window_frame(FunctionCallInfo fcinfo);
 extern void dp_refuse_state_in_window(FunctionCallInfo fcinfo);
 
 /* ereport(ERROR) for a status from dp_statistic_layout. */
-extern void dp_report_statistic_status(dp_status status, const char *field,
-									   const dp_statistic_spec *spec) pg_attribute_noreturn();
+DP_NORETURN extern void dp_report_statistic_status(dp_status status, const char *field,
+									   const dp_statistic_spec *spec);
 
 /* How a step value arrives from SQL. */
 typedef enum DpValueType
@@ -149,7 +151,7 @@ typedef struct DpMechanismDatum
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
 /* ERROR: repeatable states are for the epsilon-DP mechanisms */
-extern void dp_refuse_repeatable_zcdp(void) pg_attribute_noreturn();
+DP_NORETURN extern void dp_refuse_repeatable_zcdp(void);
 extern bool dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism);
 
 /*
