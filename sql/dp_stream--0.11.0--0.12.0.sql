@@ -414,10 +414,10 @@ BEGIN
 END $$;
 
 -- create_key checks, before anything is registered or charged, that the
--- computation it names is one an aggregate can run: bounds finite and in
--- order, and a mechanism that suits the statistic (the checks of
--- dp_statistic_new, the same as the aggregates'); integer values only for
--- sums with integer bounds.  0.11.0 registered and charged keys (lower 10,
+-- computation it names is one an aggregate can run: the statistic, its
+-- bounds and its value domain (key_computes: bounds finite and in order,
+-- integer values only for sums with integer bounds), and a mechanism that
+-- suits the statistic (dp_statistic_new, the aggregates' check).  0.11.0 registered and charged keys (lower 10,
 -- upper 0; -Infinity; NaN) that nothing could ever draw under.
 CREATE OR REPLACE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism,
                                                 dataset text DEFAULT NULL, used_by regrole DEFAULT NULL,
@@ -426,32 +426,23 @@ CREATE OR REPLACE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.
 RETURNS @extschema@.dp_mechanism
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  computes text;
 BEGIN
   IF key IS NULL OR mechanism IS NULL OR statistic IS NULL THEN
     RAISE EXCEPTION 'key, mechanism and statistic must not be null'
       USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  -- the statistic, its bounds and its value domain (key_computes checks them)
+  computes := dp_stream.key_computes(statistic, lower, upper, coalesce(integer_values, false));
+  -- and that the mechanism suits the statistic, as the aggregates check it
   IF statistic <> 'count' THEN
-    IF lower IS NULL OR upper IS NULL THEN
-      RAISE EXCEPTION 'a % key needs lower and upper', statistic
-        USING ERRCODE = 'null_value_not_allowed',
-              HINT = 'Pass the bounds the computation clamps its values into.';
-    END IF;
     PERFORM @extschema@.dp_statistic_new(statistic, lower, upper, mechanism);
-    IF coalesce(integer_values, false)
-       AND (statistic <> 'sum' OR lower <> floor(lower) OR upper <> floor(upper)) THEN
-      RAISE EXCEPTION 'integer values are computed by sums with integer bounds only'
-        USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = format('statistic was %s, lower %s, upper %s.', statistic, lower, upper),
-              HINT = 'Leave integer_values out for an average or a variance, or for real bounds.';
-    END IF;
   END IF;
   -- the default role is the caller's current role (under SET ROLE too):
   -- this function runs as the caller, register_key as the owner
   RETURN dp_stream.register_key(key, mechanism, dataset,
-                                coalesce(used_by, current_user::regrole),
-                                dp_stream.key_computes(statistic, lower, upper,
-                                                       coalesce(integer_values, false)));
+                                coalesce(used_by, current_user::regrole), computes);
 END $$;
 
 

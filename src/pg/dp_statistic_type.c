@@ -485,6 +485,12 @@ dp_key_computes(PG_FUNCTION_ARGS)
 	spec.upper = PG_GETARG_FLOAT8(2);
 	spec.domain = !PG_ARGISNULL(3) && PG_GETARG_BOOL(3) ? DP_VALUES_INTEGER : DP_VALUES_REAL;
 	spec.estimator = DP_ESTIMATOR_MIDPOINT;
+	if (spec.domain == DP_VALUES_INTEGER && spec.kind != DP_STATISTIC_SUM)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("integer values are computed by sums only"),
+				 errdetail("The statistic was %s.", name),
+				 errhint("Leave integer_values out for an average or a variance.")));
 	status = dp_statistic_check_bounds(&spec, &field);
 	if (status != DP_OK)
 		dp_report_statistic_status(status, field, &spec);
