@@ -450,7 +450,7 @@ dp_counter_bind_stream(PG_FUNCTION_ARGS)
 	dp_seal_binding binding;
 	dp_counter *counter = dp_counter_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
 
-	binding.stream_id = (uint64) PG_GETARG_INT64(1);
+	binding.stream_id = dp_stream_id_argument(PG_GETARG_INT64(1));
 	PG_RETURN_DATUM(dp_counter_to_datum_bound(counter, &binding));
 }
 

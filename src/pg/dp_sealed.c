@@ -153,6 +153,21 @@ dp_check_rebinding(const char *type_name, const dp_seal_binding *binding)
 				 errhint("Run dp_bind as the role the state belongs to.")));
 }
 
+/*
+ * A managed stream's id as dp_stream.bind_stream takes it: positive (0 is
+ * "no stream", and a negative id would be read back as another one).
+ */
+uint64
+dp_stream_id_argument(int64 id)
+{
+	if (id <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a stream id must be positive"),
+				 errdetail("stream_id was " INT64_FORMAT ".", id)));
+	return (uint64) id;
+}
+
 void
 dp_check_unsealed_allowed(const char *type_name)
 {

@@ -426,7 +426,7 @@ dp_statistic_bind_stream(PG_FUNCTION_ARGS)
 	dp_seal_binding binding;
 	dp_statistic *statistic = dp_statistic_from_datum_bound(PG_GETARG_DATUM(0), &binding, true);
 
-	binding.stream_id = (uint64) PG_GETARG_INT64(1);
+	binding.stream_id = dp_stream_id_argument(PG_GETARG_INT64(1));
 	PG_RETURN_DATUM(dp_statistic_to_datum_bound(statistic, &binding));
 }
 

@@ -52,6 +52,7 @@ extern bool dp_may_use_binding(const dp_seal_binding *binding);
 /* Raises 42501 unless it may. */
 extern void dp_check_binding(const char *type_name, const dp_seal_binding *binding);
 extern void dp_check_rebinding(const char *type_name, const dp_seal_binding *binding);
+extern uint64 dp_stream_id_argument(int64 id);
 /* Text form: "sealed:" and the base64 of the sealed bytes. */
 extern char *dp_sealed_text(Datum datum);
 /* The sealed bytes of a text form; NULL when the text is not a sealed one. */
