@@ -135,7 +135,9 @@ echo 'CREATE EXTENSION dp_stream;' >"$work/install_old.sql"
   echo "SET client_min_messages = warning;"
   blocks README.md some '^## A first query'
   echo "DROP TABLE admissions CASCADE;   -- docs/managed_streams.md makes its own"
-  blocks docs/managed_streams.md some '^# '
+  # the page begins with the install, done above (as README.md or the old way)
+  blocks docs/managed_streams.md some '^# ' |
+    grep -vE '^(CREATE SCHEMA dp;|GRANT USAGE ON SCHEMA dp TO PUBLIC;|CREATE EXTENSION dp_stream SCHEMA dp;)'
   echo "SELECT dp_hybrid(epsilon => 1.0, max_per_step => 50) IS NOT NULL AS typed_as_in_the_docs;"
 } >"$work/examples.sql"
 
