@@ -743,6 +743,104 @@ dp_keyed_partition_option(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(keyed);
 }
 
+/*
+ * dp_publication's cache, in fn_mcxt: the publication's registered mechanism
+ * is looked up once per query and call site (a publication is never changed
+ * or dropped: dp_stream.publications is append-only), and the last
+ * partition's result is kept as dp_keyed's is.
+ */
+typedef struct PublicationCache
+{
+	FmgrInfo	output;			/* of the partition's type */
+	text	   *name;
+	bytea	   *registered;
+	char	   *partition;
+	bytea	   *result;
+} PublicationCache;
+
+PG_FUNCTION_INFO_V1(dp_publication_option);
+
+/*
+ * dp_publication(name, partition): the mechanism of a registered publication
+ * (dp_stream.create_publication) for one of its partitions, the same value
+ * as dp_keyed(its mechanism, name, partition => partition), so that a view
+ * names the publication instead of restating its mechanism.  Not strict, as
+ * dp_keyed's partition form: a NULL partition is an error.
+ */
+Datum
+dp_publication_option(PG_FUNCTION_ARGS)
+{
+	PublicationCache *cache = (PublicationCache *) fcinfo->flinfo->fn_extra;
+	text	   *name;
+	char	   *partition;
+	dp_mechanism mechanism;
+	Datum		result;
+	MemoryContext old_context;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the partition of a publication must not be null"),
+				 errhint("Name every partition, e.g. dp_publication('meters', "
+						 "coalesce(meter, 'unknown')).")));
+	if (cache == NULL)
+	{
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PublicationCache));
+		partition_output(fcinfo, 1, &cache->output);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	name = PG_GETARG_TEXT_PP(0);
+	if (cache->registered == NULL || !same_bytes(cache->name, name))
+	{
+		char	   *name_text = text_to_cstring(name);
+		Datum		registered = dp_publication_registered(name_text);
+
+		if (cache->registered != NULL)
+		{
+			pfree(cache->registered);
+			pfree(cache->name);
+			cache->registered = NULL;
+		}
+		if (cache->result != NULL)
+		{
+			pfree(cache->result);
+			pfree(cache->partition);
+			cache->result = NULL;
+		}
+		old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		cache->name = DatumGetTextPCopy(PointerGetDatum(name));
+		cache->registered = DatumGetByteaPCopy(registered);
+		MemoryContextSwitchTo(old_context);
+		pfree(name_text);
+	}
+	partition = OutputFunctionCall(&cache->output, PG_GETARG_DATUM(1));
+	if (cache->result != NULL && strcmp(cache->partition, partition) == 0)
+	{
+		pfree(partition);
+		PG_RETURN_BYTEA_P(DatumGetByteaPCopy(PointerGetDatum(cache->result)));
+	}
+
+	mechanism = *dp_mechanism_from_datum(PointerGetDatum(cache->registered));
+	partition_digest(partition, strlen(partition), mechanism.partition);
+	check_mechanism(&mechanism);
+	result = dp_mechanism_to_datum(&mechanism);
+
+	if (cache->result != NULL)
+	{
+		pfree(cache->result);
+		pfree(cache->partition);
+		cache->result = NULL;
+	}
+	old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	cache->partition = pstrdup(partition);
+	cache->result = DatumGetByteaPCopy(result);
+	MemoryContextSwitchTo(old_context);
+	pfree(partition);
+	PG_RETURN_DATUM(result);
+}
+
 /* Errors of the functions that answer from a mechanism alone. */
 static void
 report_planning_status(dp_status status, const char *field, const dp_mechanism *mechanism,

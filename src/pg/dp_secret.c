@@ -51,6 +51,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -86,6 +87,53 @@ enum
  * dp_stream.secrets itself and have states sealed under its own secret.
  * InvalidOid when the table does not exist.
  */
+/*
+ * The tables found to belong to the extension.  Checking membership reads
+ * pg_extension and pg_depend, which cost more than the rest of opening a
+ * state (a publish of 10,000 partitions did it 70,000 times).  A relation
+ * keeps its membership as long as it exists unchanged, so a verified OID is
+ * remembered until PostgreSQL invalidates that relation (dropped, altered,
+ * or its extension dropped: every such change sends an invalidation), and
+ * the names are still looked up each time, through the syscache.  This is a
+ * cache of a catalog fact, not state: every backend computes the same one.
+ */
+#define VERIFIED_TABLES 8
+static Oid	verified_tables[VERIFIED_TABLES];
+static bool verified_callback_registered = false;
+
+static void
+forget_verified_table(Datum arg, Oid relation)
+{
+	for (int i = 0; i < VERIFIED_TABLES; i++)
+		if (!OidIsValid(relation) || verified_tables[i] == relation)
+			verified_tables[i] = InvalidOid;
+}
+
+static bool
+table_verified(Oid relation)
+{
+	for (int i = 0; i < VERIFIED_TABLES; i++)
+		if (verified_tables[i] == relation)
+			return true;
+	return false;
+}
+
+static void
+remember_verified_table(Oid relation)
+{
+	if (!verified_callback_registered)
+	{
+		CacheRegisterRelcacheCallback(forget_verified_table, (Datum) 0);
+		verified_callback_registered = true;
+	}
+	for (int i = 0; i < VERIFIED_TABLES; i++)
+		if (!OidIsValid(verified_tables[i]))
+		{
+			verified_tables[i] = relation;
+			return;
+		}
+}
+
 static Oid
 find_extension_table(const char *name)
 {
@@ -95,12 +143,15 @@ find_extension_table(const char *name)
 
 	if (!OidIsValid(relation))
 		return InvalidOid;
+	if (table_verified(relation))
+		return relation;
 	extension = get_extension_oid("dp_stream", true);
 	if (!OidIsValid(extension) || getExtensionOfObject(RelationRelationId, relation) != extension)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("table %s.%s does not belong to the dp_stream extension",
 						SECRETS_SCHEMA, name)));
+	remember_verified_table(relation);
 	return relation;
 }
 
@@ -599,6 +650,68 @@ dp_keyed_check_user(const dp_mechanism *mechanism)
 	check_registration(mechanism, NULL);
 }
 
+/* The columns dp_publication reads (dp_stream.publications, 0.13.0). */
+enum
+{
+	PUBLICATION_NAME = 1,
+	PUBLICATION_MECHANISM,
+	PUBLICATION_USED_BY
+};
+
+/*
+ * The keyed mechanism a publication was registered with, for dp_publication
+ * (docs/publications.md), as a copy in the current memory context.  Read
+ * like a key's registration (check_registration): from the heap, without
+ * permission checks, and with one answer, 42704, for a publication that
+ * does not exist and for one whose role the current user has no privileges
+ * of, so that the answer tells no other role which publications exist.  The
+ * drawing itself checks the key's registration again.
+ */
+Datum
+dp_publication_registered(const char *name)
+{
+	Relation	relation = table_open(extension_table("publications"), AccessShareLock);
+	TupleDesc	descriptor = RelationGetDescr(relation);
+	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
+	HeapTuple	tuple;
+	Datum		found = (Datum) 0;
+	Oid			used_by = InvalidOid;
+
+	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		null_name,
+					null_mechanism,
+					null_role;
+		Datum		stored_name = heap_getattr(tuple, PUBLICATION_NAME, descriptor, &null_name);
+		Datum		mechanism = heap_getattr(tuple, PUBLICATION_MECHANISM, descriptor,
+											 &null_mechanism);
+		Datum		role = heap_getattr(tuple, PUBLICATION_USED_BY, descriptor, &null_role);
+
+		CHECK_FOR_INTERRUPTS();
+		if (null_name || null_mechanism || null_role || found != (Datum) 0)
+			continue;
+		if (strcmp(TextDatumGetCString(stored_name), name) != 0)
+			continue;
+		found = PointerGetDatum(PG_DETOAST_DATUM_COPY(mechanism));
+		used_by = DatumGetObjectId(role);
+	}
+	table_endscan(scan);
+	table_close(relation, AccessShareLock);
+
+	if (found == (Datum) 0 || !has_privs_of_role(GetUserId(), used_by))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("publication \"%s\" is not registered for the current role", name),
+				 errdetail("A role may draw noise only for a publication registered for a "
+						   "role whose privileges it has: keyed noise is the same for the "
+						   "same data, so whoever may compute a keyed release over data of "
+						   "their choosing can test guesses about the real data."),
+				 errhint("An administrator registers a publication for a role with "
+						 "dp_stream.create_publication(..., used_by => role); other roles "
+						 "read what the publication's role published.")));
+	return found;
+}
+
 /*
  * The noise key of a keyed counter or statistic: a PRF of the database's
  * noise secret, the key name, the whole mechanism and `context` (what is
@@ -667,4 +780,75 @@ dp_random_id(PG_FUNCTION_ARGS)
 		randombytes_buf(&id, sizeof(id));
 	while ((id & INT64CONST(0x7fffffffffffffff)) == 0);
 	PG_RETURN_INT64((int64) (id & INT64CONST(0x7fffffffffffffff)));
+}
+
+/*
+ * The secret behind person tags, kept for one query and call site in
+ * fn_mcxt, and wiped when that context goes.
+ */
+typedef struct PersonTagSecret
+{
+	unsigned char value[DP_SEAL_KEY_BYTES];
+	MemoryContextCallback wipe;
+} PersonTagSecret;
+
+static void
+wipe_person_tag_secret(void *arg)
+{
+	PersonTagSecret *cached = (PersonTagSecret *) arg;
+
+	explicit_bzero(cached->value, sizeof(cached->value));
+}
+
+PG_FUNCTION_INFO_V1(dp_person_tag);
+
+/*
+ * dp_stream.person_tag(publication, person): BLAKE2b-128 keyed with the
+ * database's noise secret (the one keyed noise uses: never rotated, kept by
+ * dumps) of the publication's name and the person's identifier, for
+ * dp_stream.contributions.  The table then holds no identifier, and a tag
+ * cannot be recomputed, or matched across publications, without the secret.
+ * Internal: only the extension's owner may call it.
+ */
+Datum
+dp_person_tag(PG_FUNCTION_ARGS)
+{
+	static const char domain[] = "dp_stream person v1|";
+	text	   *publication = PG_GETARG_TEXT_PP(0);
+	text	   *person = PG_GETARG_TEXT_PP(1);
+	PersonTagSecret *cached = (PersonTagSecret *) fcinfo->flinfo->fn_extra;
+	crypto_generichash_state state;
+	uint32		length = VARSIZE_ANY_EXHDR(publication);
+	unsigned char length_bytes[4];
+	bytea	   *tag = palloc(VARHDRSZ + DP_PARTITION_BYTES);
+
+	if (cached == NULL)
+	{
+		cached = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PersonTagSecret));
+		if (!find_secret(OLDEST_TABLE_NOISE, 0, cached->value, NULL) &&
+			!find_secret(OLDEST_NOISE, 0, cached->value, NULL))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("dp_stream has no noise secret in this database")));
+		cached->wipe.func = wipe_person_tag_secret;
+		cached->wipe.arg = cached;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &cached->wipe);
+		fcinfo->flinfo->fn_extra = cached;
+	}
+
+	/* the publication's length first: ("ab", "c") and ("a", "bc") differ */
+	length_bytes[0] = (unsigned char) (length >> 24);
+	length_bytes[1] = (unsigned char) (length >> 16);
+	length_bytes[2] = (unsigned char) (length >> 8);
+	length_bytes[3] = (unsigned char) length;
+	crypto_generichash_init(&state, cached->value, DP_SEAL_KEY_BYTES, DP_PARTITION_BYTES);
+	crypto_generichash_update(&state, (const unsigned char *) domain, sizeof(domain) - 1);
+	crypto_generichash_update(&state, length_bytes, sizeof(length_bytes));
+	crypto_generichash_update(&state, (const unsigned char *) VARDATA_ANY(publication), length);
+	crypto_generichash_update(&state, (const unsigned char *) VARDATA_ANY(person),
+							  VARSIZE_ANY_EXHDR(person));
+	crypto_generichash_final(&state, (unsigned char *) VARDATA(tag), DP_PARTITION_BYTES);
+	explicit_bzero(&state, sizeof(state));
+	SET_VARSIZE(tag, VARHDRSZ + DP_PARTITION_BYTES);
+	PG_RETURN_BYTEA_P(tag);
 }

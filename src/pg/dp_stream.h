@@ -75,6 +75,8 @@ extern dp_status dp_counter_begin(dp_counter *counter, const dp_mechanism *mecha
 								  bool repeatable, const char **field);
 /* Raises 42501 unless the current user may draw noise under the mechanism's key. */
 extern void dp_keyed_check_user(const dp_mechanism *mechanism);
+/* The keyed mechanism of a publication the current user may draw for (42704 otherwise). */
+extern Datum dp_publication_registered(const char *name);
 
 /*
  * Keyed streams within one query (dp_keyed_streams.c): a second stream under
