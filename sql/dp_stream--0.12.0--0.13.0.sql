@@ -201,6 +201,13 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'stream "%" does not exist', name USING ERRCODE = 'undefined_object';
   END IF;
+  -- a partition moves with its publication: advanced alone, it would
+  -- release a period the others have not, or miss one they have
+  IF s.publication IS NOT NULL THEN
+    RAISE EXCEPTION 'stream "%" is a partition of publication "%"', s.name, s.publication
+      USING ERRCODE = 'wrong_object_type',
+            HINT = 'Advance the publication with dp_stream.publish.';
+  END IF;
   -- releases drawn in the transaction that creates the stream would be
   -- seen (and could be copied) even if the creation, and its charge, roll
   -- back: a row at step 0 written by this transaction is a new stream
@@ -319,11 +326,6 @@ BEGIN
     RAISE EXCEPTION 'stream name and observations must not be null' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   s := dp_stream.stream_for_advance(name);
-  IF s.publication IS NOT NULL THEN
-    RAISE EXCEPTION 'stream "%" is a partition of publication "%"', s.name, s.publication
-      USING ERRCODE = 'wrong_object_type',
-            HINT = 'Advance the publication with dp_stream.publish.';
-  END IF;
   -- every observation names a period of the stream, at most 1000 ahead
   SELECT o.period INTO bad FROM unnest(observations) AS o
   WHERE o.period IS NULL OR o.person IS NOT NULL OR o.partition IS NOT NULL
@@ -790,6 +792,13 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean) IS
     'releases periods of every partition of a publication, each once, from observations of those periods';
+
+-- The list of streams shows which are partitions of a publication.
+CREATE OR REPLACE VIEW dp_stream.stream_list AS
+  SELECT name, statistic, mechanism, lower, upper, first_period, period_length, steps,
+         first_period + period_length * steps AS next_period, created_at, created_by,
+         publication, partition
+  FROM dp_stream.streams;
 
 -- What readers see of publications: every partition's releases.
 CREATE VIEW dp_stream.publication_releases AS
