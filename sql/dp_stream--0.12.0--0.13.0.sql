@@ -130,6 +130,8 @@ CREATE TYPE dp_stream.advance_result AS (
     filled_without_data bigint,   -- of which, released with no data
     late_observations bigint      -- observations of periods released before (not used)
 );
+COMMENT ON TYPE dp_stream.advance_result IS
+    'what dp_stream.publish or a catch-up released: periods, partitions, releases, fills, late observations';
 
 -- The release of a state, as advance and publish store it.  One SQL
 -- SELECT without settings, so that publish's set-based statements inline it
@@ -152,6 +154,8 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION dp_stream.release_values(text, @extschema@.dp_counter, @extschema@.dp_statistic)
     FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.release_values(text, @extschema@.dp_counter, @extschema@.dp_statistic) IS
+    'internal: the estimate, 95% error bound and summary a release records, for advance and publish';
 
 -- push_period now records whether the period had data.
 DROP FUNCTION dp_stream.push_period(dp_stream.streams, timestamp, float8);
@@ -297,7 +301,8 @@ BEGIN
          statistic_state = s.statistic_state
   WHERE t.name = s.name;
   IF filled > 0 THEN
-    RAISE WARNING 'stream "%": % periods before % were released without data', s.name, filled, period
+    RAISE WARNING 'stream "%": % before % released without data', s.name,
+                  filled || CASE WHEN filled = 1 THEN ' period' ELSE ' periods' END, period
       USING DETAIL = 'They are marked filled_without_data in dp_stream.releases; a value passed for them later is not used.',
             HINT = 'Catch up missed periods with their data in one call: dp_stream.advance(name, observations).';
   END IF;
@@ -384,6 +389,8 @@ AS $$
               THEN (extract(epoch FROM t - first_period) / extract(epoch FROM period_length))::bigint END
 $$;
 REVOKE ALL ON FUNCTION dp_stream.period_index(timestamp, interval, timestamp) FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.period_index(timestamp, interval, timestamp) IS
+    'internal: k such that t = first_period + k * period_length, or NULL, for publish';
 
 -- create_publication runs as the caller, so that used_by defaults to the
 -- caller's current role; register_publication, as the owner, writes.
@@ -534,6 +541,9 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION dp_stream.register_publication(text, @extschema@.dp_mechanism, regrole, text,
     float8, float8, boolean, text, text, text, bigint, text, bigint, timestamp, interval, text) FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.register_publication(text, @extschema@.dp_mechanism, regrole, text,
+    float8, float8, boolean, text, text, text, bigint, text, bigint, timestamp, interval, text) IS
+    'internal: writes a publication, its key and its charge, for create_publication';
 
 -- publish: one call releases the periods period .. through (default: just
 -- period) of every partition of a publication, each (partition, period)
@@ -785,7 +795,9 @@ BEGIN
   END LOOP;
   SELECT count(*) INTO result.partitions FROM dp_stream.streams AS s WHERE s.publication = p.name;
   IF result.filled_without_data > 0 THEN
-    RAISE WARNING 'publication "%": % releases were made without data', p.name, result.filled_without_data
+    RAISE WARNING 'publication "%": % made without data', p.name,
+                  result.filled_without_data
+                  || CASE WHEN result.filled_without_data = 1 THEN ' release' ELSE ' releases' END
       USING DETAIL = 'They are marked filled_without_data in dp_stream.releases.';
   END IF;
   RETURN result;
