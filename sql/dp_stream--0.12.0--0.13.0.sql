@@ -597,6 +597,13 @@ BEGIN
       USING ERRCODE = 'undefined_object',
             HINT = 'Register it with dp_stream.create_publication.';
   END IF;
+  -- a managed partition's state is a real-valued statistic (dp_statistic_new)
+  IF p.integer_values THEN
+    RAISE EXCEPTION 'publication "%" computes a sum over integers, which publish cannot advance', p.name
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A managed partition keeps a real-valued state; the key is registered for integer values.',
+            HINT = 'Publish it with a view (dp_sum over an integer column with dp_publication), or register a publication without integer_values.';
+  END IF;
   -- person level: the contributions counted so far must not change under us
   IF p.privacy_unit = 'person' THEN
     PERFORM 1 FROM dp_stream.publications AS x WHERE x.name = p.name FOR UPDATE;

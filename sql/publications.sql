@@ -11,6 +11,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'publications';
+\set SHOW_CONTEXT never
 DROP ROLE IF EXISTS pub_job;
 CREATE ROLE pub_job LOGIN IN ROLE dp_stream_admin;
 -- the raw data, readable by the job
@@ -172,6 +173,10 @@ SELECT * FROM dp_stream.publish('meter_kwh', '2026-01-10',
     ARRAY[dp_stream.observation('1', '2026-01-10', 1), dp_stream.observation('1', '2026-01-10', 2)]);
 SELECT * FROM dp_stream.publish('meter_kwh', NULL, '{}');
 SELECT dp_stream.advance('meter_kwh/1', '2026-01-10', 1);
+SELECT dp_stream.create_budget('counts', 1.0);
+SELECT dp_stream.create_publication('int_sums', 'sum', dp_binary(0.5, 100), 0, 10,
+                                    integer_values => true, dataset => 'counts') IS NOT NULL;
+SELECT * FROM dp_stream.publish('int_sums', date_trunc('day', localtimestamp)::timestamp, '{}');
 \set VERBOSITY default
 SELECT max(period) AS last_released FROM dp_stream.publication_releases;
 
