@@ -15,7 +15,8 @@
 #     at person level against the truncated count (the noise) and against
 #     the full count (noise and truncation);
 #   - one publish of the whole year (the managed form) and whether its
-#     releases equal the view form's.
+#     releases equal the view form's;
+#   - a plot of the error by day: docs/img/hospital_by_day.png.
 # The runs use the view form (dp_count OVER (PARTITION BY ward ORDER BY
 # day)), whose releases equal publish's over the same data.
 #   bench/hospital.sh                  200 runs of each (about 20 s)
@@ -165,6 +166,34 @@ SELECT '| ' || kind, count(*), count(*) FILTER (WHERE abs(estimate - truth) <= b
 FROM releases AS x GROUP BY kind ORDER BY kind DESC;
 SQL
 } | tee "$out"
+
+# the error by day: RMSE over runs and wards against the 95% band, both units
+psql -X -q -At -F ' ' <<'SQL' >bench/out/hospital_by_day.dat
+SELECT p.step, sqrt(avg((p.estimate - p.truth) ^ 2)), max(p.band),
+       sqrt(avg((p.estimate - p.admitted_to_date) ^ 2)),
+       sqrt(avg((e.estimate - e.truth) ^ 2)), max(e.band)
+FROM releases p JOIN releases e ON e.kind = 'event' AND e.run = p.run AND e.ward = p.ward AND e.step = p.step
+WHERE p.kind = 'person'
+GROUP BY p.step ORDER BY p.step;
+SQL
+gnuplot <<'PLOT'
+set terminal pngcairo size 1000,560 noenhanced
+set output 'bench/out/hospital_by_day.png'
+set title 'Hospital example: error of the running count per ward by day (RMSE over runs and wards), epsilon = 1'
+set xlabel 'day of 2026'
+set ylabel 'admissions'
+set xrange [1:365]
+set yrange [0:2700]
+set key top left
+set grid
+plot 'bench/out/hospital_by_day.dat' using 1:5 with lines lw 2 lc rgb '#c0392b' title 'event level (a ward-day of up to 20): RMSE', \
+     '' using 1:6 with lines lw 1 dt 2 lc rgb '#c0392b' title 'event level: 95% band', \
+     '' using 1:4 with lines lw 2 lc rgb '#e69f00' title 'person level, k = 3: RMSE against all admissions', \
+     '' using 1:2 with lines lw 2 lc rgb '#2471a3' title 'person level, k = 3: RMSE against the kept admissions', \
+     '' using 1:3 with lines lw 1 dt 2 lc rgb '#2471a3' title 'person level: 95% band'
+PLOT
+mkdir -p docs/img
+cp bench/out/hospital_by_day.png docs/img/
 
 echo
 echo "The managed form: one publish of the year (a fresh publication), against the view form:"
