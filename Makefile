@@ -34,7 +34,7 @@ PG_CFLAGS = -Wall -Wextra $(DP_WERROR) -Wno-unused-parameter -Wno-missing-field-
 REGRESS = binary_mechanism catalog managed_streams mechanisms planning privacy_unit randomized_response \
           sealing security seed_setting statistics upgrade zcdp expiring sampler ledger
 REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
-REGRESS += publications
+REGRESS += publications publication_persons
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read

@@ -12,3 +12,4 @@ bench/comparison.sh
 bench/aggregates.sh
 bench/throughput.sh
 bench/sampler_timing.sh
+bench/hospital.sh
