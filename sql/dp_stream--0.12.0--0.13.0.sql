@@ -583,6 +583,9 @@ DECLARE
   oldest timestamp;
   kept dp_stream.observation[];
   done bigint;
+  start timestamp;
+  new_names text[];
+  filled bigint;
 BEGIN
   IF publish.publication IS NULL OR publish.period IS NULL OR publish.observations IS NULL
      OR publish.fill_missing IS NULL THEN
@@ -643,25 +646,35 @@ BEGIN
                         ELSE 'Use dp_stream.observation(partition, period, value).' END;
   END IF;
 
-  -- partitions seen for the first time start at `period`
-  INSERT INTO dp_stream.streams AS t (name, statistic, mechanism, lower, upper, first_period,
-                                      period_length, counter, statistic_state, stream_id,
-                                      publication, partition)
-  SELECT p.name || '/' || n.partition, p.statistic, p.mechanism, p.lower, p.upper, publish.period,
-         p.period_length,
-         CASE WHEN p.statistic = 'count' THEN dp_stream.bind_stream(
-                @extschema@.dp_counter_new(@extschema@.dp_publication(p.name, n.partition), true), n.id) END,
-         CASE WHEN p.statistic <> 'count' THEN dp_stream.bind_stream(
-                @extschema@.dp_statistic_new(CASE p.statistic WHEN 'summary' THEN 'variance' ELSE p.statistic END,
-                                             p.lower, p.upper,
-                                             @extschema@.dp_publication(p.name, n.partition), true), n.id) END,
-         n.id, p.name, n.partition
-  FROM (SELECT DISTINCT o.partition, dp_stream.random_id() AS id
-        FROM unnest(publish.observations) AS o
-        WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
-                          WHERE s.publication = p.name AND s.partition = o.partition)) AS n
-  ON CONFLICT DO NOTHING;
-  GET DIAGNOSTICS result.new_partitions = ROW_COUNT;
+  -- partitions seen for the first time start where the publication's
+  -- partitions started (at `period` for the first ones): the periods they
+  -- missed were published for the others, and they had no data in them.
+  -- So every partition's stream has the same steps, and a view over the
+  -- publication's axis draws exactly the releases publish made.
+  start := coalesce((SELECT min(s.first_period) FROM dp_stream.streams AS s
+                     WHERE s.publication = p.name), publish.period);
+  WITH created AS (
+    INSERT INTO dp_stream.streams AS t (name, statistic, mechanism, lower, upper, first_period,
+                                        period_length, counter, statistic_state, stream_id,
+                                        publication, partition)
+    SELECT p.name || '/' || n.partition, p.statistic, p.mechanism, p.lower, p.upper, start,
+           p.period_length,
+           CASE WHEN p.statistic = 'count' THEN dp_stream.bind_stream(
+                  @extschema@.dp_counter_new(@extschema@.dp_publication(p.name, n.partition), true), n.id) END,
+           CASE WHEN p.statistic <> 'count' THEN dp_stream.bind_stream(
+                  @extschema@.dp_statistic_new(CASE p.statistic WHEN 'summary' THEN 'variance' ELSE p.statistic END,
+                                               p.lower, p.upper,
+                                               @extschema@.dp_publication(p.name, n.partition), true), n.id) END,
+           n.id, p.name, n.partition
+    FROM (SELECT d.partition, dp_stream.random_id() AS id
+          FROM (SELECT DISTINCT o.partition FROM unnest(publish.observations) AS o
+                WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
+                                  WHERE s.publication = p.name AND s.partition = o.partition)) AS d) AS n
+    ON CONFLICT DO NOTHING
+    RETURNING t.name
+  )
+  SELECT coalesce(array_agg(c.name), '{}') INTO new_names FROM created AS c;
+  result.new_partitions := pg_catalog.cardinality(new_names);
   -- every partition, new or not, takes its data from here: a stream of the
   -- same name made by create_stream would have kept a new one out
   SELECT o.partition INTO bad FROM unnest(publish.observations) AS o
@@ -682,7 +695,8 @@ BEGIN
   -- partitions behind `period`: refused, or filled without data
   SELECT count(*), min(s.first_period + s.period_length * s.steps) INTO missing, oldest
   FROM dp_stream.streams AS s
-  WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps < publish.period;
+  WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps < publish.period
+    AND s.name <> ALL (new_names);
   IF missing > 0 AND NOT publish.fill_missing THEN
     RAISE EXCEPTION 'publication "%" has % partitions with periods before % not yet released',
                     p.name, missing, publish.period
@@ -772,10 +786,13 @@ BEGIN
     )
     INSERT INTO dp_stream.releases (stream, step, period, estimate, error_bound, summary,
                                     filled_without_data)
-    SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, k < k_from
+    SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, false
     FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r;
     GET DIAGNOSTICS done = ROW_COUNT;
-    -- ... then every other partition due at this period, without data
+    -- ... then every other partition due at this period, without data:
+    -- marked when the period is before the call's (fill_missing), unless
+    -- the partition is new (the period was published for the others, and
+    -- it had no data in it)
     WITH pushed AS (
       UPDATE dp_stream.streams AS s
          SET steps = s.steps + 1,
@@ -784,19 +801,21 @@ BEGIN
                                     THEN @extschema@.dp_push(s.statistic_state, NULL::float8) END
        WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps = at
       RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
+    ), written AS (
+      INSERT INTO dp_stream.releases AS x (stream, step, period, estimate, error_bound, summary,
+                                           filled_without_data)
+      SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary,
+             k < k_from AND u.name <> ALL (new_names)
+      FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r
+      RETURNING x.filled_without_data
     )
-    INSERT INTO dp_stream.releases (stream, step, period, estimate, error_bound, summary,
-                                    filled_without_data)
-    SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, k < k_from
-    FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r;
-    GET DIAGNOSTICS missing = ROW_COUNT;
+    SELECT count(*), count(*) FILTER (WHERE w.filled_without_data) INTO missing, filled
+    FROM written AS w;
     done := done + missing;
+    result.filled_without_data := result.filled_without_data + filled;
     IF done > 0 THEN
       result.periods := result.periods + 1;
       result.releases := result.releases + done;
-      IF k < k_from THEN
-        result.filled_without_data := result.filled_without_data + done;
-      END IF;
     END IF;
     k := k + 1;
   END LOOP;

@@ -141,7 +141,8 @@ GROUP BY period ORDER BY period;
 -- a late reading for day 6 is counted, not used: day 6 stays as released
 SELECT late_observations, releases FROM dp_stream.publish('meter_kwh', '2026-01-08',
     ARRAY[dp_stream.observation('1', '2026-01-06', 10), dp_stream.observation('1', '2026-01-08', 10)]);
--- a meter that appears later starts there, with noise of its own and no charge
+-- a meter that appears later starts where the others started (with no data
+-- before it appeared), with noise of its own and no charge
 SELECT new_partitions, partitions, releases FROM dp_stream.publish('meter_kwh', '2026-01-09',
     ARRAY(SELECT dp_stream.observation(m::text, '2026-01-09', 12.5) FROM generate_series(1, 21) m));
 SELECT partition, min(period) AS first_release, count(*) AS releases
