@@ -329,37 +329,42 @@ SELECT count(*) AS forged_publications FROM dp_stream.publications WHERE name = 
 -- which it owns (pg_database_owner).  With 135547e, publish (running as
 -- the extension's owner, a superuser) called public.dp_publication(text,
 -- text), the exact match for its text partitions, with a superuser's
--- rights.  The extension now owns that signature: the plant is refused; a
--- VARIADIC lookalike loses to the exact signature, and one with a default
--- argument makes the call ambiguous (an error) rather than run.
+-- rights: the plant below records who ran it and returns a mechanism that
+-- lets the publish succeed (one noise for all partitions, too).  The
+-- extension now owns that signature: the plant is refused; a VARIADIC
+-- lookalike loses to the exact signature, and one with a default argument
+-- makes the call ambiguous (an error) rather than run.  Each publish runs
+-- in a new session, whose plans have not been cached yet.
+\c dp_publication_attacks
 SET SESSION AUTHORIZATION pa_owner;
-CREATE TABLE public.pa_ran (who name);
+CREATE TABLE public.pa_ran (who name, superuser boolean);
+GRANT INSERT ON public.pa_ran TO PUBLIC;
 SELECT pa_try($$CREATE FUNCTION public.dp_publication(name text, partition text)
-                RETURNS dp_mechanism LANGUAGE sql
-                AS 'INSERT INTO public.pa_ran VALUES (current_user) RETURNING NULL::dp_mechanism'$$)
+                RETURNS dp_mechanism LANGUAGE sql AS
+                'INSERT INTO public.pa_ran SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user;
+                 SELECT mechanism FROM dp_stream.publications WHERE name = $1'$$)
   AS exact_plant;
 CREATE FUNCTION public.dp_publication(name text, VARIADIC partition text[])
-RETURNS dp_mechanism LANGUAGE sql
-AS 'INSERT INTO public.pa_ran VALUES (current_user) RETURNING NULL::dp_mechanism';
-GRANT INSERT ON public.pa_ran TO PUBLIC;
+RETURNS dp_mechanism LANGUAGE sql AS
+'INSERT INTO public.pa_ran SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user;
+ SELECT mechanism FROM dp_stream.publications WHERE name = $1';
 RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION pa_publisher;
 SELECT pa_try($$SELECT dp_stream.publish('ward_admissions', '2026-01-12',
                   ARRAY[dp_stream.observation('F', '2026-01-12', 1)])$$) AS publish;
 RESET SESSION AUTHORIZATION;
--- (a new session: publish's plans cached above would keep calling the
--- extension's function)
 \c dp_publication_attacks
 SET SESSION AUTHORIZATION pa_owner;
 CREATE FUNCTION public.dp_publication(name text, partition text, spare int DEFAULT 0)
-RETURNS dp_mechanism LANGUAGE sql
-AS 'INSERT INTO public.pa_ran VALUES (current_user) RETURNING NULL::dp_mechanism';
+RETURNS dp_mechanism LANGUAGE sql AS
+'INSERT INTO public.pa_ran SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user;
+ SELECT mechanism FROM dp_stream.publications WHERE name = $1';
 RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION pa_publisher;
 SELECT pa_try($$SELECT dp_stream.publish('ward_admissions', '2026-01-13',
                   ARRAY[dp_stream.observation('G', '2026-01-13', 1)])$$) AS publish;
 RESET SESSION AUTHORIZATION;
-SELECT count(*) AS planted_runs FROM public.pa_ran;
+SELECT count(*) AS planted_runs, bool_or(superuser) AS as_superuser FROM public.pa_ran;
 
 \c :regress_database
 DROP DATABASE dp_publication_attacks;
