@@ -19,6 +19,9 @@ CREATE DATABASE dp_publication_attacks;
 \c dp_publication_attacks
 SET client_min_messages = warning;
 CREATE EXTENSION dp_stream;
+-- a database upgraded from 0.10.0 with keys has no table_noise secret
+-- until a superuser switches (section 13)
+DELETE FROM dp_stream.secrets WHERE purpose = 'table_noise';
 DROP ROLE IF EXISTS pa_publisher;
 DROP ROLE IF EXISTS pa_analyst;
 DROP ROLE IF EXISTS pa_reader;
@@ -365,6 +368,23 @@ SELECT pa_try($$SELECT dp_stream.publish('ward_admissions', '2026-01-13',
                   ARRAY[dp_stream.observation('G', '2026-01-13', 1)])$$) AS publish;
 RESET SESSION AUTHORIZATION;
 SELECT count(*) AS planted_runs, bool_or(superuser) AS as_superuser FROM public.pa_ran;
+DROP FUNCTION public.dp_publication(text, VARIADIC text[]), public.dp_publication(text, text, int);
+
+-- 13. A superuser switches keyed noise to the table sampler
+-- (dp_stream.use_table_sampler_for_keyed_noise, which warns of a second
+-- epsilon for what is computed again).  Person tags must not change with
+-- it: with 135547e they were keyed with the table_noise secret when there
+-- was one, so every person's count started again at 0 and p1, at k = 2
+-- already, had 2 more contributions kept (two tags of 2 each).
+SELECT dp_stream.use_table_sampler_for_keyed_noise() > 0 AS switched;
+SET SESSION AUTHORIZATION pa_publisher;
+SELECT periods, releases FROM dp_stream.publish('ward_patients', '2026-01-06',
+       ARRAY[dp_stream.observation('A', '2026-01-06', 1, 'p1'),
+             dp_stream.observation('B', '2026-01-06', 1, 'p1'),
+             dp_stream.observation('C', '2026-01-06', 1, 'p6')]);
+RESET SESSION AUTHORIZATION;
+SELECT used, count(*) AS persons, sum(used) AS contributions_used
+FROM dp_stream.contributions WHERE publication = 'ward_patients' GROUP BY used ORDER BY used;
 
 \c :regress_database
 DROP DATABASE dp_publication_attacks;

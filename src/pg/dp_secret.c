@@ -909,11 +909,18 @@ PG_FUNCTION_INFO_V1(dp_person_tag);
 
 /*
  * dp_stream.person_tag(publication, person): BLAKE2b-128 keyed with the
- * database's noise secret (the one keyed noise uses: never rotated, kept by
+ * database's oldest "noise" secret (never rotated or dropped, kept by
  * dumps) of the publication's name and the person's identifier, for
  * dp_stream.contributions.  The table then holds no identifier, and a tag
  * cannot be recomputed, or matched across publications, without the secret.
  * Internal: only the extension's owner may call it.
+ *
+ * Not the "table_noise" secret keyed noise prefers: that one can appear
+ * later (dp_stream.use_table_sampler_for_keyed_noise), and every tag would
+ * then change, so that each person's count in dp_stream.contributions
+ * started again at 0 and a person-level publication kept k more
+ * contributions of everyone (found by sql/publication_attacks.sql).  A
+ * database without a "noise" secret (none since 0.6.0) falls back to it.
  */
 Datum
 dp_person_tag(PG_FUNCTION_ARGS)
@@ -930,8 +937,8 @@ dp_person_tag(PG_FUNCTION_ARGS)
 	if (cached == NULL)
 	{
 		cached = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PersonTagSecret));
-		if (!find_secret(OLDEST_TABLE_NOISE, 0, cached->value, NULL) &&
-			!find_secret(OLDEST_NOISE, 0, cached->value, NULL))
+		if (!find_secret(OLDEST_NOISE, 0, cached->value, NULL) &&
+			!find_secret(OLDEST_TABLE_NOISE, 0, cached->value, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("dp_stream has no noise secret in this database")));
