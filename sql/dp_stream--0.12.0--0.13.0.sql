@@ -864,6 +864,8 @@ REVOKE ALL ON FUNCTION dp_stream.advance(text, dp_stream.observation[]) FROM PUB
 CREATE FUNCTION dp_stream.publication_writer_check() RETURNS trigger
     AS 'MODULE_PATHNAME', 'dp_publication_writer_check' LANGUAGE C;
 REVOKE ALL ON FUNCTION dp_stream.publication_writer_check() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.publication_writer_check() IS
+    'internal trigger: a publication''s partitions are written only in a session of a member of its used_by role';
 CREATE TRIGGER streams_partition_created BEFORE INSERT ON dp_stream.streams
     FOR EACH ROW WHEN (NEW.publication IS NOT NULL)
     EXECUTE FUNCTION dp_stream.publication_writer_check();
@@ -898,6 +900,8 @@ BEGIN
   RETURN NEW;
 END $$;
 REVOKE ALL ON FUNCTION dp_stream.check_publication_mechanism() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_publication_mechanism() IS
+    'internal trigger: a publication''s mechanism is person-level with its k exactly when its privacy unit is a person';
 CREATE TRIGGER publications_mechanism_check BEFORE INSERT ON dp_stream.publications
     FOR EACH ROW EXECUTE FUNCTION dp_stream.check_publication_mechanism();
 
