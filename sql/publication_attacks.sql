@@ -110,10 +110,12 @@ SET SESSION AUTHORIZATION pa_analyst;
 SELECT pa_try($$SELECT dp_count(n, dp_keyed(dp_binary(1.0, 64, 10), 'ward_admissions', partition => ward))
                 OVER (PARTITION BY ward ORDER BY day) FROM pa_raw.admissions$$) AS analyst_key;
 RESET SESSION AUTHORIZATION;
--- the publication's own role draws (one release per row)
+-- the publication's own role draws (one release per row; counting the
+-- column, so that the planner cannot leave the window out)
 SET SESSION AUTHORIZATION pa_publisher;
-SELECT count(*) AS publisher_rows FROM (
+SELECT count(released) AS publisher_releases FROM (
   SELECT dp_count(n, dp_publication('ward_admissions', ward)) OVER (PARTITION BY ward ORDER BY day)
+           AS released
   FROM pa_raw.admissions) s;
 RESET SESSION AUTHORIZATION;
 
@@ -132,6 +134,12 @@ RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION pa_publisher;
 SELECT pa_try($$SELECT dp_count(n, dp_keyed(dp_binary(1.0, 64, 10), 'ward_admissions'))
                 OVER (PARTITION BY ward ORDER BY day) FROM pa_raw.admissions$$) AS no_partition;
+-- ... and so is one that splits a ward into two streams (ward and shift)
+-- under the ward's partition: the two would share the ward's noise
+SELECT pa_try($$SELECT dp_count(n, dp_publication('ward_admissions', ward))
+                OVER (PARTITION BY ward, shift ORDER BY day)
+                FROM pa_raw.admissions, (VALUES ('day'), ('night')) s(shift)
+                WHERE shift = 'day' OR n > 1$$) AS two_streams_one_partition;
 RESET SESSION AUTHORIZATION;
 
 -- 3. Averaging the noise away.  Refreshing the view repeats every release
