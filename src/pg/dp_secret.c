@@ -788,7 +788,7 @@ dp_publication_writer_check(PG_FUNCTION_ARGS)
 	if (superuser_arg(session_user))
 		return PointerGetDatum(tuple);
 	name = TextDatumGetCString(value);
-	if (checked_transaction == MyProc->lxid && checked_command == command &&
+	if (checked_transaction == DP_MY_LOCAL_XID() && checked_command == command &&
 		checked_user == session_user && strcmp(checked_name, name) == 0)
 	{
 		pfree(name);
@@ -809,7 +809,7 @@ dp_publication_writer_check(PG_FUNCTION_ARGS)
 	if (strlen(name) < NAMEDATALEN)
 	{
 		strlcpy(checked_name, name, NAMEDATALEN);
-		checked_transaction = MyProc->lxid;
+		checked_transaction = DP_MY_LOCAL_XID();
 		checked_command = command;
 		checked_user = session_user;
 	}
