@@ -886,4 +886,75 @@ REVOKE ALL ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[
     FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.advance(text, dp_stream.observation[]) FROM PUBLIC;
 
+-- ----- Fixes from the attacks on publications (sql/publication_attacks.sql) -----
+
+-- Fix 1: only members of a publication's role publish it.  publish runs as
+-- the extension's owner, who may draw under every key, and a partition's
+-- noise is the noise dp_publication gives the used_by role over the same
+-- data (managed and view-form releases agree).  An administrator outside
+-- that role, refused by dp_publication (42704), could otherwise publish
+-- data of its choosing, read the releases and roll back: one guess of a
+-- period's data tested per call against that role's published view.  (The
+-- rule 0.12.0 kept for create_stream, which refuses keyed mechanisms for
+-- this reason.)  A trigger, so that it holds for every path that writes a
+-- partition: the session user must be a member of used_by, as
+-- register_key requires; a reseal (steps unchanged) is not checked.
+CREATE FUNCTION dp_stream.publication_writer_check() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'dp_publication_writer_check' LANGUAGE C;
+REVOKE ALL ON FUNCTION dp_stream.publication_writer_check() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.publication_writer_check() IS
+    'internal trigger: a publication''s partitions are written only in a session of a member of its used_by role';
+CREATE TRIGGER streams_partition_created BEFORE INSERT ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NOT NULL)
+    EXECUTE FUNCTION dp_stream.publication_writer_check();
+CREATE TRIGGER streams_partition_advanced BEFORE UPDATE ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NOT NULL AND NEW.steps IS DISTINCT FROM OLD.steps)
+    EXECUTE FUNCTION dp_stream.publication_writer_check();
+
+-- Fix 2: a publication's mechanism protects its privacy unit.
+-- register_publication is executable by administrators (create_publication
+-- calls it as the caller) and took the mechanism as given: called directly
+-- with a plain mechanism and privacy_unit => 'person', contributions => 50,
+-- it registered a publication charged epsilon whose releases are
+-- 50 epsilon-DP for a person (publish keeps 50 contributions of each).
+-- Every row must carry the person-level mechanism of its k, and an
+-- event-level one none.
+CREATE FUNCTION dp_stream.check_publication_mechanism() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  units bigint := pg_catalog.substring(NEW.mechanism::text, ',contributions=([0-9]+)')::bigint;
+BEGIN
+  IF units IS DISTINCT FROM NEW.contributions
+     OR @extschema@.dp_key_of(NEW.mechanism) IS DISTINCT FROM NEW.name THEN
+    RAISE EXCEPTION 'the mechanism of publication "%" does not match its privacy unit', NEW.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('The privacy unit is %s%s; the mechanism is %s.', NEW.privacy_unit,
+                            CASE WHEN NEW.contributions IS NOT NULL
+                                 THEN format(' with %s contributions', NEW.contributions) ELSE '' END,
+                            NEW.mechanism),
+            HINT = 'Register publications with dp_stream.create_publication and the plain mechanism: it applies dp_person_level itself.';
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.check_publication_mechanism() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_publication_mechanism() IS
+    'internal trigger: a publication''s mechanism is person-level with its k exactly when its privacy unit is a person';
+CREATE TRIGGER publications_mechanism_check BEFORE INSERT ON dp_stream.publications
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.check_publication_mechanism();
+
+-- Fix 3: publish's call dp_publication(name, partition), with a text
+-- partition, could not be hijacked.  dp_publication takes anycompatible, and
+-- PostgreSQL prefers an exact match: a database owner who is not a
+-- superuser (public belongs to pg_database_owner) could create
+-- public.dp_publication(text, text), and publish, running as the
+-- extension's owner, called it with a superuser's rights.  The extension
+-- now owns that exact signature itself (same C function), so it cannot be
+-- created by anyone else; other partition types keep the polymorphic form.
+CREATE FUNCTION @extschema@.dp_publication(name text, partition text)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_publication_option' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
+    'the keyed mechanism of a registered publication for one partition given as text';
+
 -- ===== end of section: publications =====

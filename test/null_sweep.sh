@@ -87,11 +87,14 @@ sample() {
   esac
 }
 
-# the superuser's transaction: a budget, a key and a stream the samples name
+# the superuser's transaction: a budget, a key, a stream and a publication
+# the samples name (publish and dp_publication then get past the lookup)
 superuser_setup="SELECT dp_stream.create_budget('null_sweep', 100);
 SELECT dp_stream.create_key('null_sweep_key', public.dp_binary(1, 64));
 SELECT dp_stream.create_stream('null_sweep', 'count', public.dp_binary(1, 64), NULL, NULL,
-                               '2026-01-01', '1 day', 'null_sweep');"
+                               '2026-01-01', '1 day', 'null_sweep');
+SELECT dp_stream.create_publication('null_sweep', 'count', public.dp_binary(1, 64),
+                                    dataset => 'null_sweep', first_period => '2026-01-01');"
 
 # every function of the extension: oid, kind, name, argument types and names
 psql -X -At -F '|' -d "$db" -c "

@@ -47,8 +47,11 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/extension.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
@@ -659,23 +662,18 @@ enum
 };
 
 /*
- * The keyed mechanism a publication was registered with, for dp_publication
- * (docs/publications.md), as a copy in the current memory context.  Read
- * like a key's registration (check_registration): from the heap, without
- * permission checks, and with one answer, 42704, for a publication that
- * does not exist and for one whose role the current user has no privileges
- * of, so that the answer tells no other role which publications exist.  The
- * drawing itself checks the key's registration again.
+ * Finds a publication's row of dp_stream.publications: its mechanism (a
+ * copy in the current memory context) and its used_by role.  Read from the
+ * heap without permission checks, as a key's registration is.
  */
-Datum
-dp_publication_registered(const char *name)
+static bool
+find_publication(const char *name, Datum *mechanism_out, Oid *used_by_out)
 {
 	Relation	relation = table_open(extension_table("publications"), AccessShareLock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
 	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
 	HeapTuple	tuple;
-	Datum		found = (Datum) 0;
-	Oid			used_by = InvalidOid;
+	bool		found = false;
 
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
@@ -688,17 +686,36 @@ dp_publication_registered(const char *name)
 		Datum		role = heap_getattr(tuple, PUBLICATION_USED_BY, descriptor, &null_role);
 
 		CHECK_FOR_INTERRUPTS();
-		if (null_name || null_mechanism || null_role || found != (Datum) 0)
+		if (null_name || null_mechanism || null_role || found)
 			continue;
 		if (strcmp(TextDatumGetCString(stored_name), name) != 0)
 			continue;
-		found = PointerGetDatum(PG_DETOAST_DATUM_COPY(mechanism));
-		used_by = DatumGetObjectId(role);
+		if (mechanism_out)
+			*mechanism_out = PointerGetDatum(PG_DETOAST_DATUM_COPY(mechanism));
+		*used_by_out = DatumGetObjectId(role);
+		found = true;
 	}
 	table_endscan(scan);
 	table_close(relation, AccessShareLock);
+	return found;
+}
 
-	if (found == (Datum) 0 || !has_privs_of_role(GetUserId(), used_by))
+/*
+ * The keyed mechanism a publication was registered with, for dp_publication
+ * (docs/publications.md), as a copy in the current memory context.  Read
+ * like a key's registration (check_registration): from the heap, without
+ * permission checks, and with one answer, 42704, for a publication that
+ * does not exist and for one whose role the current user has no privileges
+ * of, so that the answer tells no other role which publications exist.  The
+ * drawing itself checks the key's registration again.
+ */
+Datum
+dp_publication_registered(const char *name)
+{
+	Datum		found = (Datum) 0;
+	Oid			used_by = InvalidOid;
+
+	if (!find_publication(name, &found, &used_by) || !has_privs_of_role(GetUserId(), used_by))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("publication \"%s\" is not registered for the current role", name),
@@ -710,6 +727,94 @@ dp_publication_registered(const char *name)
 						 "dp_stream.create_publication(..., used_by => role); other roles "
 						 "read what the publication's role published.")));
 	return found;
+}
+
+PG_FUNCTION_INFO_V1(dp_publication_writer_check);
+
+/*
+ * BEFORE INSERT OR UPDATE trigger on dp_stream.streams (0.13.0, attack
+ * fix): a partition of a publication is written -- created or advanced by
+ * dp_stream.publish -- only in a session whose user is a member of the
+ * publication's used_by role (or a superuser).  publish runs as the
+ * extension's owner, who may draw under every key, and a partition's noise
+ * is the noise dp_publication gives the used_by role over the same data.
+ * Without this, any administrator could publish data of its choosing,
+ * read the releases and roll back, and so test guesses about the data
+ * behind that role's releases (its views included): what dp_publication
+ * refuses it with 42704.  The session user is checked, as
+ * dp_stream.register_key checks it, since it is the one role a SECURITY
+ * DEFINER function does not change.  The verdict is kept for the rest of
+ * the statement: publish writes thousands of partitions of one publication
+ * in one statement.
+ */
+Datum
+dp_publication_writer_check(PG_FUNCTION_ARGS)
+{
+	static LocalTransactionId checked_transaction = InvalidLocalTransactionId;
+	static CommandId checked_command = InvalidCommandId;
+	static Oid	checked_user = InvalidOid;
+	static char checked_name[NAMEDATALEN];
+	TriggerData *trigger = (TriggerData *) fcinfo->context;
+	HeapTuple	tuple;
+	TupleDesc	descriptor;
+	int			column;
+	bool		isnull;
+	Datum		value;
+	char	   *name;
+	Oid			used_by = InvalidOid;
+	Oid			session_user = GetSessionUserId();
+	CommandId	command = GetCurrentCommandId(false);
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigger->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigger->tg_event) ||
+		!(TRIGGER_FIRED_BY_INSERT(trigger->tg_event) ||
+		  TRIGGER_FIRED_BY_UPDATE(trigger->tg_event)))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dp_publication_writer_check must run as a row trigger before insert or update")));
+	tuple = TRIGGER_FIRED_BY_UPDATE(trigger->tg_event) ? trigger->tg_newtuple
+		: trigger->tg_trigtuple;
+	descriptor = RelationGetDescr(trigger->tg_relation);
+	column = SPI_fnumber(descriptor, "publication");
+	if (column <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("table %s has no column \"publication\"",
+						RelationGetRelationName(trigger->tg_relation))));
+	value = heap_getattr(tuple, column, descriptor, &isnull);
+	if (isnull)
+		return PointerGetDatum(tuple);
+	/* a superuser may act as any role (and restores publications' partitions) */
+	if (superuser_arg(session_user))
+		return PointerGetDatum(tuple);
+	name = TextDatumGetCString(value);
+	if (checked_transaction == DP_MY_LOCAL_XID() && checked_command == command &&
+		checked_user == session_user && strcmp(checked_name, name) == 0)
+	{
+		pfree(name);
+		return PointerGetDatum(tuple);
+	}
+	if (!find_publication(name, NULL, &used_by) || !is_member_of_role(session_user, used_by))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("publication \"%s\" is published only by members of its role", name),
+				 errdetail("Its partitions draw the noise dp_publication gives that role: "
+						   "whoever else published data of their choosing, even in a "
+						   "transaction rolled back, could test guesses about the data "
+						   "behind that role's releases."),
+				 errhint("Publish from a session logged in as a member of the publication's "
+						 "used_by role (dp_stream.publication_list), or create the "
+						 "publication with used_by => the publishing job's role.")));
+	/* a name too long for the buffer is simply not remembered */
+	if (strlen(name) < NAMEDATALEN)
+	{
+		strlcpy(checked_name, name, NAMEDATALEN);
+		checked_transaction = DP_MY_LOCAL_XID();
+		checked_command = command;
+		checked_user = session_user;
+	}
+	pfree(name);
+	return PointerGetDatum(tuple);
 }
 
 /*
@@ -804,11 +909,18 @@ PG_FUNCTION_INFO_V1(dp_person_tag);
 
 /*
  * dp_stream.person_tag(publication, person): BLAKE2b-128 keyed with the
- * database's noise secret (the one keyed noise uses: never rotated, kept by
+ * database's oldest "noise" secret (never rotated or dropped, kept by
  * dumps) of the publication's name and the person's identifier, for
  * dp_stream.contributions.  The table then holds no identifier, and a tag
  * cannot be recomputed, or matched across publications, without the secret.
  * Internal: only the extension's owner may call it.
+ *
+ * Not the "table_noise" secret keyed noise prefers: that one can appear
+ * later (dp_stream.use_table_sampler_for_keyed_noise), and every tag would
+ * then change, so that each person's count in dp_stream.contributions
+ * started again at 0 and a person-level publication kept k more
+ * contributions of everyone (found by sql/publication_attacks.sql).  A
+ * database without a "noise" secret (none since 0.6.0) falls back to it.
  */
 Datum
 dp_person_tag(PG_FUNCTION_ARGS)
@@ -825,8 +937,8 @@ dp_person_tag(PG_FUNCTION_ARGS)
 	if (cached == NULL)
 	{
 		cached = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PersonTagSecret));
-		if (!find_secret(OLDEST_TABLE_NOISE, 0, cached->value, NULL) &&
-			!find_secret(OLDEST_NOISE, 0, cached->value, NULL))
+		if (!find_secret(OLDEST_NOISE, 0, cached->value, NULL) &&
+			!find_secret(OLDEST_TABLE_NOISE, 0, cached->value, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("dp_stream has no noise secret in this database")));
