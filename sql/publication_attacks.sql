@@ -232,7 +232,8 @@ SELECT pa_try($$SELECT dp_stream.create_publication('ward_trial', 'count', dp_bi
                   dataset => 'hospital', first_period => '2026-01-01');
                 SELECT dp_stream.publish('ward_trial', '2026-01-01',
                   ARRAY[dp_stream.observation('A', '2026-01-01', 2)])$$) AS publish_uncommitted;
--- a new partition later: no new charge
+-- a new partition later: no new charge (its stream starts with the others',
+-- no data before it appeared: 10 releases of E and one of each other ward)
 SELECT new_partitions, releases FROM dp_stream.publish('ward_admissions', '2026-01-11',
        ARRAY[dp_stream.observation('A', '2026-01-11', 2), dp_stream.observation('E', '2026-01-11', 1)]);
 RESET SESSION AUTHORIZATION;
