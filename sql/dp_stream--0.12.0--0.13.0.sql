@@ -516,6 +516,21 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dp_stream.publications AS p WHERE p.name = register_publication.name) THEN
     RAISE EXCEPTION 'publication "%" already exists', name USING ERRCODE = 'duplicate_object';
   END IF;
+  -- administrators may call this directly: what publish relies on is
+  -- checked here too (the grid's arithmetic, and that the key computes
+  -- the publication's statistic)
+  IF period_length IS NULL OR period_length <= interval '0' OR extract(month FROM period_length) <> 0
+     OR extract(year FROM period_length) <> 0 OR first_period IS NULL THEN
+    RAISE EXCEPTION 'the period_length of a publication must be positive and of a fixed length'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF computes IS DISTINCT FROM dp_stream.key_computes(
+       CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END, lower, upper,
+       coalesce(integer_values, false)) THEN
+    RAISE EXCEPTION 'publication "%" would compute "%", not its statistic', name, computes
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Register publications with dp_stream.create_publication.';
+  END IF;
   -- the key, under the publication's name, charged here rather than by
   -- register_key: the charge is the publication's, once for all partitions
   keyed := dp_stream.register_key(name, mechanism, NULL, used_by, computes);
@@ -630,7 +645,7 @@ BEGIN
 
   -- every observation is well-formed and of a period up to `through`
   SELECT o.* INTO bad FROM unnest(publish.observations) AS o
-  WHERE o.partition IS NULL OR o.period IS NULL
+  WHERE o.partition IS NULL OR o.period IS NULL OR pg_catalog.octet_length(o.partition) > 1000
      OR (o.person IS NULL) = (p.privacy_unit = 'person')
      OR dp_stream.period_index(p.first_period, p.period_length, o.period) IS NULL
      OR o.period < p.first_period OR o.period > p.first_period + p.period_length * k_through
@@ -638,7 +653,7 @@ BEGIN
   IF FOUND THEN
     RAISE EXCEPTION 'an observation does not fit publication "%"', p.name
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('Each observation names a partition, a period (%s + k * %s, at most %s) and %s; one was %s.',
+            DETAIL = format('Each observation names a partition (at most 1000 bytes), a period (%s + k * %s, at most %s) and %s; one was %s.',
                             p.first_period, p.period_length, p.first_period + p.period_length * k_through,
                             CASE p.privacy_unit WHEN 'person' THEN 'the person it belongs to'
                                  ELSE 'no person (the privacy unit is an event)' END, bad),
@@ -675,6 +690,15 @@ BEGIN
   )
   SELECT coalesce(array_agg(c.name), '{}') INTO new_names FROM created AS c;
   result.new_partitions := pg_catalog.cardinality(new_names);
+  -- The planner knows a publication's partitions from the table's
+  -- statistics, which do not have the new ones yet: it would take 10,000
+  -- new partitions for 1, and join them with the observations by a nested
+  -- loop, n^2 comparisons (17 s instead of 1 s).  Many new partitions are
+  -- counted now; the lock this takes (until the transaction ends) only
+  -- waits for another ANALYZE or VACUUM of the catalog.
+  IF result.new_partitions >= 100 THEN
+    ANALYZE dp_stream.streams;
+  END IF;
   -- every partition, new or not, takes its data from here: a stream of the
   -- same name made by create_stream would have kept a new one out
   SELECT o.partition INTO bad FROM unnest(publish.observations) AS o
