@@ -159,6 +159,13 @@ struct dp_counter
 	bool		has_noise_key;
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	/*
+	 * The key prepared for dp_random_init_derived_prf, which draws each
+	 * term at a third of the cost of deriving from the key alone; set with
+	 * the key (dp_counter_set_noise_key), cleared with it, as secret as it
+	 * and never persisted.
+	 */
+	dp_random_prf noise_prf;
+	/*
 	 * Draw the keyed terms with the constant-time table sampler
 	 * (dp_laplace_table.h) rather than the reference sampler: set for the
 	 * random keys of states started by a stream that draws through tables,
@@ -303,6 +310,13 @@ extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mecha
  * scales again would cost more than the run.
  */
 extern void dp_counter_restart(dp_counter *counter, dp_random *rng);
+/*
+ * Gives a prepared counter its noise key (DP_NOISE_KEY_BYTES) and the
+ * sampler its terms use: the only way a key gets in, so that the prepared
+ * form (noise_prf) always matches it.
+ */
+extern void dp_counter_set_noise_key(dp_counter *counter, const unsigned char *noise_key,
+									 bool table_sampler);
 /* The same with a noise key (DP_NOISE_KEY_BYTES; NULL: draws from rng). */
 extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 										const unsigned char *noise_key, dp_random *rng,

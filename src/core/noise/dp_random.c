@@ -11,6 +11,7 @@
  */
 #include "dp_random.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sodium.h>
 
@@ -24,8 +25,9 @@ dp_random_library_init(void)
 	return sodium_init() >= 0;
 }
 
+/* everything but the key and the buffer, for a stream just keyed */
 static void
-reset_stream(dp_random *rng)
+reset_fields(dp_random *rng, bool block_at_a_time)
 {
 	rng->block_counter = 0;
 	rng->available = 0;
@@ -35,7 +37,31 @@ reset_stream(dp_random *rng)
 	rng->table_sampler = false;
 	rng->constant_time_gaussian = false;
 	rng->keyed = true;
+	rng->block_at_a_time = block_at_a_time;
+	rng->written_from = sizeof(rng->buffer);
+}
+
+/*
+ * A stream re-keyed in place must not keep the previous key's keystream:
+ * the buffer is erased.
+ */
+static void
+reset_stream(dp_random *rng)
+{
+	reset_fields(rng, false);
 	sodium_memzero(rng->buffer, sizeof(rng->buffer));
+}
+
+/*
+ * A derived stream lives for one noise term, in storage its owner wipes
+ * with dp_random_wipe_derived afterwards (dp_counter_noise): the buffer is
+ * not erased here, and what the stream writes into it is erased there.
+ * Nothing unread is ever readable: available is 0.
+ */
+void
+dp_random_reset_derived(dp_random *rng)
+{
+	reset_fields(rng, true);
 }
 
 void
@@ -84,13 +110,47 @@ dp_random_wipe(dp_random *rng)
 	sodium_memzero(rng, sizeof(*rng));
 }
 
+/*
+ * The key, the bit pool and every byte of keystream the stream wrote (the
+ * buffer from written_from on); the bytes below were never written by it.
+ */
+void
+dp_random_wipe_derived(dp_random *rng)
+{
+	size_t		from = rng->written_from;
+
+	if (from > sizeof(rng->buffer))
+		from = 0;				/* not a derived stream's state: erase it all */
+	sodium_memzero(rng->buffer + from, sizeof(rng->buffer) - from);
+	sodium_memzero(rng, offsetof(dp_random, buffer));
+}
+
+/*
+ * The next blocks of keystream, at the end of the buffer.  A stream of
+ * fresh or seeded noise generates the whole buffer at once (eight blocks
+ * cost about what two cost one at a time).  A derived stream generates its
+ * first DP_RANDOM_SINGLE_BLOCKS blocks one at a time: its draw reads 64
+ * bytes or less about half of the time, 192 or less nine times in ten
+ * (dp_summary's three channels, dp_binary), so a whole buffer cost more
+ * than the blocks it needs.  The keystream is the same either way.
+ */
 static void
 refill(dp_random *rng)
 {
-	crypto_stream_chacha20_xor_ic(rng->buffer, zero_block, sizeof(rng->buffer),
+	int			blocks = DP_RANDOM_BUFFER_BYTES / 64;
+	size_t		bytes;
+	size_t		offset;
+
+	if (rng->block_at_a_time && rng->block_counter < DP_RANDOM_SINGLE_BLOCKS)
+		blocks = 1;
+	bytes = (size_t) blocks * 64;
+	offset = sizeof(rng->buffer) - bytes;
+	crypto_stream_chacha20_xor_ic(rng->buffer + offset, zero_block, bytes,
 								  zero_nonce, rng->block_counter, rng->key);
-	rng->block_counter += DP_RANDOM_BUFFER_BYTES / 64;
-	rng->available = sizeof(rng->buffer);
+	rng->block_counter += (uint64_t) blocks;
+	rng->available = bytes;
+	if (offset < rng->written_from)
+		rng->written_from = offset;
 }
 
 void
