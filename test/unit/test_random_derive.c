@@ -19,7 +19,7 @@
 #include "tap.h"
 
 #define KEYS 300
-#define STREAM_BYTES 2100		/* single blocks, then several whole buffers */
+#define STREAM_BYTES 2100		/* block pairs, then several whole buffers */
 
 static const unsigned char zero_nonce[crypto_stream_chacha20_NONCEBYTES];
 
@@ -63,6 +63,47 @@ input_below(uint32_t bound)
 
 	inputs(&word, sizeof(word));
 	return word % bound;
+}
+
+/* dp_random_chacha20_pair gives blocks counter and counter + 1 of crypto_stream_chacha20 */
+static void
+test_chacha_pair(void)
+{
+	static const uint64_t fixed_counters[] = {0, 1, 2, 0xfffffffeu, 0xffffffffu,
+	UINT64_C(0x100000000), UINT64_MAX - 1, UINT64_MAX};
+	int			same = 0;
+	int			total = 0;
+
+	for (int k = 0; k < KEYS; k++)
+	{
+		unsigned char key[DP_RANDOM_KEY_BYTES];
+
+		inputs(key, sizeof(key));
+		for (int c = 0; c < 12; c++)
+		{
+			static const unsigned char zeros[128];
+			unsigned char expected[128];
+			unsigned char got[128];
+			uint64_t	counter;
+
+			if (c < (int) (sizeof(fixed_counters) / sizeof(fixed_counters[0])))
+				counter = fixed_counters[c];
+			else
+				inputs(&counter, sizeof(counter));
+			/* past 2^64 - 1 the counter wraps to 0 in both */
+			crypto_stream_chacha20_xor_ic(expected, zeros, 64, zero_nonce, counter, key);
+			crypto_stream_chacha20_xor_ic(expected + 64, zeros, 64, zero_nonce, counter + 1, key);
+			if (!dp_random_chacha20_pair(got, key, counter))
+			{
+				tap_ok(1, "ChaCha20 block pairs: no SSE2 in this build, libsodium serves");
+				return;
+			}
+			same += memcmp(expected, got, sizeof(got)) == 0;
+			total++;
+		}
+	}
+	tap_ok(same == total, "ChaCha20 block pairs: %d of %d (random keys, counters across 2^32 and 2^64) equal libsodium's",
+		   same, total);
 }
 
 /* the prepared key derives what keyed crypto_generichash derives, for every message length */
@@ -278,6 +319,7 @@ main(void)
 		printf("Bail out! libsodium cannot be initialised\n");
 		return 1;
 	}
+	test_chacha_pair();
 	test_prf_keys();
 	test_keystream();
 	test_sampler_reads();
