@@ -144,16 +144,9 @@ clear_progress(dp_counter *counter)
 	counter->has_noise_key = false;
 	counter->table_sampler = false;
 	memset(counter->noise_key, 0, sizeof(counter->noise_key));
+	counter->noise_prf_ready = false;
+	memset(counter->noise_prf_key, 0, sizeof(counter->noise_prf_key));
 	memset(&counter->noise_prf, 0, sizeof(counter->noise_prf));
-}
-
-void
-dp_counter_set_noise_key(dp_counter *counter, const unsigned char *noise_key, bool table_sampler)
-{
-	memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
-	dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
-	counter->has_noise_key = true;
-	counter->table_sampler = table_sampler;
 }
 
 /* the kind's nodes at step 0, their opening noise drawn */
@@ -219,7 +212,11 @@ dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism
 	if (status != DP_OK)
 		return status;
 	if (noise_key)
-		dp_counter_set_noise_key(counter, noise_key, table_sampler);
+	{
+		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
+		counter->has_noise_key = true;
+		counter->table_sampler = table_sampler;
+	}
 	open_nodes(counter, rng);
 	return DP_OK;
 }
@@ -284,10 +281,20 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
 	/*
 	 * The same stream as dp_random_init_derived(&derived, noise_key,
-	 * position), from the prepared key (test_random_derive checks it).  The
-	 * derived key and keystream are erased before returning; the noise key
-	 * and its prepared form stay in the counter, wiped by whoever frees it.
+	 * position), from the prepared key (test_random_derive checks it),
+	 * prepared again whenever the key is not the one it was prepared from:
+	 * the key is set in several places (start, the decoders, the fuzz
+	 * harnesses' copies), the cache follows it from here.  The derived key
+	 * and keystream are erased before returning; the noise key and its
+	 * prepared form stay in the counter as the key always did.
 	 */
+	if (!counter->noise_prf_ready ||
+		memcmp(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES) != 0)
+	{
+		dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
+		memcpy(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES);
+		counter->noise_prf_ready = true;
+	}
 	dp_random_init_derived_prf(&derived, &counter->noise_prf, position, sizeof(position));
 	derived.table_sampler = counter->table_sampler;
 	derived.samplers = rng->samplers;

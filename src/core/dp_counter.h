@@ -159,11 +159,13 @@ struct dp_counter
 	bool		has_noise_key;
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	/*
-	 * The key prepared for dp_random_init_derived_prf, which draws each
-	 * term at a third of the cost of deriving from the key alone; set with
-	 * the key (dp_counter_set_noise_key), cleared with it, as secret as it
-	 * and never persisted.
+	 * A cache of noise_key prepared for dp_random_init_derived_prf (a term
+	 * then costs about half as much): the key it was prepared from and the
+	 * prepared form, refreshed by dp_counter_noise whenever noise_key
+	 * differs, cleared with the key, never persisted; as secret as the key.
 	 */
+	bool		noise_prf_ready;
+	unsigned char noise_prf_key[DP_NOISE_KEY_BYTES];
 	dp_random_prf noise_prf;
 	/*
 	 * Draw the keyed terms with the constant-time table sampler
@@ -310,13 +312,6 @@ extern dp_status dp_counter_start(dp_counter *counter, const dp_mechanism *mecha
  * scales again would cost more than the run.
  */
 extern void dp_counter_restart(dp_counter *counter, dp_random *rng);
-/*
- * Gives a prepared counter its noise key (DP_NOISE_KEY_BYTES) and the
- * sampler its terms use: the only way a key gets in, so that the prepared
- * form (noise_prf) always matches it.
- */
-extern void dp_counter_set_noise_key(dp_counter *counter, const unsigned char *noise_key,
-									 bool table_sampler);
 /* The same with a noise key (DP_NOISE_KEY_BYTES; NULL: draws from rng). */
 extern dp_status dp_counter_start_keyed(dp_counter *counter, const dp_mechanism *mechanism,
 										const unsigned char *noise_key, dp_random *rng,

@@ -627,7 +627,11 @@ load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, i
 
 	memcpy(counter, &header, sizeof(header));
 	if (noise_key)
-		dp_counter_set_noise_key(counter, noise_key, table_sampler);
+	{
+		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
+		counter->has_noise_key = true;
+		counter->table_sampler = table_sampler;
+	}
 	counter->steps = steps;
 	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) node_count);
 	counter->kind->resume(counter);
