@@ -22,8 +22,14 @@
  * crypto_generichash uses for a 32-byte key and a 32-byte output, so every
  * derived key is the one libsodium gives: test/unit/test_random_derive.c
  * compares them over many keys and every message length, the block pairs
- * with crypto_stream_chacha20, and the streams over many reads.  Nothing here may change an output bit: every published
- * keyed or repeatable release depends on it.
+ * with crypto_stream_chacha20, and the streams over many reads.  Nothing
+ * here may change an output bit: every published keyed or repeatable
+ * release depends on it.
+ *
+ * Wiping, as libsodium did: the key block's words after preparing; after a
+ * term, the chaining value (the derived key) and the message block, which
+ * holds a closing term's node content (data plus noise).  The prepared key
+ * lives in the counter beside the noise key, cleared with it.
  *
  * No PostgreSQL headers.
  */
@@ -196,8 +202,9 @@ prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, si
 	blake2b_compress(h, m, 128 + (uint64_t) length, true);
 	for (int i = 0; i < DP_RANDOM_KEY_BYTES / 8; i++)
 		store64(out + 8 * i, h[i]);
-	/* h is the derived key; the message (a term's position) is public */
 	sodium_memzero(h, sizeof(h));
+	sodium_memzero(m, sizeof(m));
+	sodium_memzero(block, sizeof(block));
 }
 
 void
