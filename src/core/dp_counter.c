@@ -144,6 +144,9 @@ clear_progress(dp_counter *counter)
 	counter->has_noise_key = false;
 	counter->table_sampler = false;
 	memset(counter->noise_key, 0, sizeof(counter->noise_key));
+	counter->noise_prf_ready = false;
+	memset(counter->noise_prf_key, 0, sizeof(counter->noise_prf_key));
+	memset(&counter->noise_prf, 0, sizeof(counter->noise_prf));
 }
 
 /* the kind's nodes at step 0, their opening noise drawn */
@@ -236,11 +239,15 @@ void	   *dp_test_noise_hook_context = NULL;
  * independent as draws from one stream; with the same key, the same
  * position and the same content always give the same term.
  */
+/* step, node, role, content: one block of the derivation's BLAKE2b */
+#define NOISE_POSITION_BYTES (8 + 4 + 4 + 16)
+_Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
+
 dp_int128
 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int node,
 				 dp_noise_role role, dp_int128 content)
 {
-	unsigned char position[8 + 4 + 4 + 16];
+	unsigned char position[NOISE_POSITION_BYTES];
 	dp_uint128	content_bits = (dp_uint128) content;
 	dp_random	derived;
 	dp_int128	draw;
@@ -272,11 +279,27 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	dp_put_u32(position + 12, (uint32_t) role);
 	dp_put_u64(position + 16, (uint64_t) content_bits);
 	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
-	dp_random_init_derived(&derived, counter->noise_key, position, sizeof(position));
+	/*
+	 * The same stream as dp_random_init_derived(&derived, noise_key,
+	 * position), from the prepared key (test_random_derive checks it),
+	 * prepared again whenever the key is not the one it was prepared from:
+	 * the key is set in several places (start, the decoders, the fuzz
+	 * harnesses' copies), the cache follows it from here.  The derived key
+	 * and keystream are erased before returning; the noise key and its
+	 * prepared form stay in the counter as the key always did.
+	 */
+	if (!counter->noise_prf_ready ||
+		memcmp(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES) != 0)
+	{
+		dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
+		memcpy(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES);
+		counter->noise_prf_ready = true;
+	}
+	dp_random_init_derived_prf(&derived, &counter->noise_prf, position, sizeof(position));
 	derived.table_sampler = counter->table_sampler;
 	derived.samplers = rng->samplers;
 	draw = family_draw(counter, &derived, scale);
-	dp_random_wipe(&derived);
+	dp_random_wipe_derived(&derived);
 	return draw;
 }
 

@@ -159,6 +159,15 @@ struct dp_counter
 	bool		has_noise_key;
 	unsigned char noise_key[DP_NOISE_KEY_BYTES];
 	/*
+	 * A cache of noise_key prepared for dp_random_init_derived_prf (a term
+	 * then costs about half as much): the key it was prepared from and the
+	 * prepared form, refreshed by dp_counter_noise whenever noise_key
+	 * differs, cleared with the key, never persisted; as secret as the key.
+	 */
+	bool		noise_prf_ready;
+	unsigned char noise_prf_key[DP_NOISE_KEY_BYTES];
+	dp_random_prf noise_prf;
+	/*
 	 * Draw the keyed terms with the constant-time table sampler
 	 * (dp_laplace_table.h) rather than the reference sampler: set for the
 	 * random keys of states started by a stream that draws through tables,

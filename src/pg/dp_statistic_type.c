@@ -334,23 +334,36 @@ dp_summary_datum(FunctionCallInfo fcinfo, const dp_statistic *statistic)
 		DP_ESTIMATE_COUNT, DP_ESTIMATE_SUM, DP_ESTIMATE_AVERAGE, DP_ESTIMATE_VAR_POP,
 		DP_ESTIMATE_VAR_SAMP, DP_ESTIMATE_STDDEV_POP, DP_ESTIMATE_STDDEV_SAMP
 	};
-	TupleDesc	descriptor;
+	TupleDesc	descriptor = (TupleDesc) fcinfo->flinfo->fn_extra;
+	double		estimates[lengthof(fields)];
+	bool		defined[lengthof(fields)];
 	Datum		values[lengthof(fields)];
 	bool		nulls[lengthof(fields)];
 
-	if (get_call_result_type(fcinfo, NULL, &descriptor) != TYPEFUNC_COMPOSITE ||
-		descriptor->natts != lengthof(fields))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("dp_summary must return the dp_summary composite type")));
-	descriptor = BlessTupleDesc(descriptor);
+	/*
+	 * The result type, looked up and blessed once per call site: a window
+	 * calls this for every row, and the lookup (a copy of the type's
+	 * descriptor) cost more than the seven estimates.
+	 */
+	if (descriptor == NULL)
+	{
+		MemoryContext old_context;
+
+		if (get_call_result_type(fcinfo, NULL, &descriptor) != TYPEFUNC_COMPOSITE ||
+			descriptor->natts != lengthof(fields))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("dp_summary must return the dp_summary composite type")));
+		old_context = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		descriptor = BlessTupleDesc(CreateTupleDescCopy(descriptor));
+		MemoryContextSwitchTo(old_context);
+		fcinfo->flinfo->fn_extra = descriptor;
+	}
+	dp_statistic_estimates(statistic, fields, lengthof(fields), estimates, defined);
 	for (size_t i = 0; i < lengthof(fields); i++)
 	{
-		double		value;
-
-		nulls[i] = !dp_statistic_provides(statistic, fields[i]) ||
-			!dp_statistic_estimate(statistic, fields[i], &value);
-		values[i] = nulls[i] ? (Datum) 0 : Float8GetDatum(value);
+		nulls[i] = !defined[i];
+		values[i] = nulls[i] ? (Datum) 0 : Float8GetDatum(estimates[i]);
 	}
 	return HeapTupleGetDatum(heap_form_tuple(descriptor, values, nulls));
 }

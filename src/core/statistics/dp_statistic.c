@@ -457,63 +457,84 @@ clamp(double value, double low, double high)
 	return fmin(fmax(value, low), high);
 }
 
+/*
+ * The channel releases in the user's units, each read and converted once:
+ * a summary's seven estimates share them (0 for a channel the statistic
+ * lacks, which no estimate it provides reads).
+ */
+typedef struct channel_reading
+{
+	double		count;
+	double		sum;
+	double		squares;
+} channel_reading;
+
+static void
+read_channels(const dp_statistic *statistic, channel_reading *reading)
+{
+	int			count = channel_of(statistic, DP_CHANNEL_COUNT);
+	int			sum = channel_of(statistic, DP_CHANNEL_SUM);
+	int			squares = channel_of(statistic, DP_CHANNEL_SQUARES);
+
+	reading->count = count >= 0 ? dp_statistic_channel_estimate(statistic, count) : 0;
+	reading->sum = sum >= 0 ? dp_statistic_channel_estimate(statistic, sum) : 0;
+	reading->squares = squares >= 0 ? dp_statistic_channel_estimate(statistic, squares) : 0;
+}
+
 /* The average in the sum channel's coordinates, clamped; false if count < 1. */
 static bool
-centred_average(const dp_statistic *statistic, double *count, double *average)
+centred_average(const dp_statistic *statistic, const channel_reading *reading,
+				double *count, double *average)
 {
 	const dp_channel *sum = &statistic->channels[channel_of(statistic, DP_CHANNEL_SUM)];
-	double		c = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+	double		c = reading->count;
 	double		low = uses_midpoint(&statistic->spec) ? sum->low : statistic->spec.lower;
 	double		high = uses_midpoint(&statistic->spec) ? sum->high : statistic->spec.upper;
 
 	if (c < 1)
 		return false;
 	*count = c;
-	*average = clamp(dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_SUM)) / c,
-					 low, high);
+	*average = clamp(reading->sum / c, low, high);
 	return true;
 }
 
 static bool
-population_variance(const dp_statistic *statistic, double *count, double *variance)
+population_variance(const dp_statistic *statistic, const channel_reading *reading,
+					double *count, double *variance)
 {
 	double		h = half_range(&statistic->spec);
 	double		mean;
 	double		mean_square;
 
-	if (!centred_average(statistic, count, &mean))
+	if (!centred_average(statistic, reading, count, &mean))
 		return false;
-	mean_square = clamp(dp_statistic_channel_estimate(statistic,
-													  channel_of(statistic, DP_CHANNEL_SQUARES)) / *count,
-						0, h * h);
+	mean_square = clamp(reading->squares / *count, 0, h * h);
 	*variance = clamp(mean_square - mean * mean, 0, h * h);
 	return true;
 }
 
-bool
-dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, double *estimate)
+/* dp_statistic_estimate from the channels read; `what` is provided */
+static bool
+estimate_from(const dp_statistic *statistic, const channel_reading *reading,
+			  dp_estimate_kind what, double *estimate)
 {
 	const dp_statistic_spec *spec = &statistic->spec;
 	double		count;
 	double		value;
 
-	/* a sum has no count channel to read: never index a missing channel */
-	if (!dp_statistic_provides(statistic, what))
-		return false;
 	switch (what)
 	{
 		case DP_ESTIMATE_SUM:
-			value = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_SUM));
+			value = reading->sum;
 			if (uses_midpoint(spec))
-				value += midpoint(spec) *
-					dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+				value += midpoint(spec) * reading->count;
 			*estimate = value;
 			return true;
 		case DP_ESTIMATE_COUNT:
-			*estimate = dp_statistic_channel_estimate(statistic, channel_of(statistic, DP_CHANNEL_COUNT));
+			*estimate = reading->count;
 			return true;
 		case DP_ESTIMATE_AVERAGE:
-			if (!centred_average(statistic, &count, &value))
+			if (!centred_average(statistic, reading, &count, &value))
 				return false;
 			if (uses_midpoint(spec))
 				value += midpoint(spec);
@@ -521,13 +542,13 @@ dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, doub
 			return true;
 		case DP_ESTIMATE_VAR_POP:
 		case DP_ESTIMATE_STDDEV_POP:
-			if (!population_variance(statistic, &count, &value))
+			if (!population_variance(statistic, reading, &count, &value))
 				return false;
 			*estimate = what == DP_ESTIMATE_VAR_POP ? value : sqrt(value);
 			return true;
 		case DP_ESTIMATE_VAR_SAMP:
 		case DP_ESTIMATE_STDDEV_SAMP:
-			if (!population_variance(statistic, &count, &value) || count < 2)
+			if (!population_variance(statistic, reading, &count, &value) || count < 2)
 				return false;
 			/* at most h^2 c / (c - 1), the largest sample variance of c values */
 			value *= count / (count - 1);
@@ -535,6 +556,34 @@ dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, doub
 			return true;
 	}
 	return false;
+}
+
+bool
+dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what, double *estimate)
+{
+	channel_reading reading;
+
+	/* a sum has no count channel to read: never index a missing channel */
+	if (!dp_statistic_provides(statistic, what))
+		return false;
+	read_channels(statistic, &reading);
+	return estimate_from(statistic, &reading, what, estimate);
+}
+
+void
+dp_statistic_estimates(const dp_statistic *statistic, const dp_estimate_kind *what, int count,
+					   double *estimates, bool *defined)
+{
+	channel_reading reading;
+
+	read_channels(statistic, &reading);
+	for (int i = 0; i < count; i++)
+	{
+		defined[i] = dp_statistic_provides(statistic, what[i]) &&
+			estimate_from(statistic, &reading, what[i], &estimates[i]);
+		if (!defined[i])
+			estimates[i] = 0;
+	}
 }
 
 bool
@@ -567,6 +616,7 @@ dp_statistic_error_bound(const dp_statistic *statistic, double confidence, doubl
 	double		low;
 	double		high;
 	double		s;
+	channel_reading reading;
 
 	if (spec->kind == DP_STATISTIC_SUM)
 	{
@@ -574,7 +624,10 @@ dp_statistic_error_bound(const dp_statistic *statistic, double confidence, doubl
 					   statistic->channels[sum].granularity_exponent);
 		return true;
 	}
-	if (spec->kind != DP_STATISTIC_AVERAGE || !centred_average(statistic, &count, &mean))
+	if (spec->kind != DP_STATISTIC_AVERAGE)
+		return false;
+	read_channels(statistic, &reading);
+	if (!centred_average(statistic, &reading, &count, &mean))
 		return false;
 
 	/*

@@ -181,6 +181,13 @@ extern bool dp_statistic_provides(const dp_statistic *statistic, dp_estimate_kin
  */
 extern bool dp_statistic_estimate(const dp_statistic *statistic, dp_estimate_kind what,
 								  double *estimate);
+/*
+ * Several estimates at once (a summary's seven, per window row), each the
+ * value dp_statistic_estimate gives, the channels read once; defined[i]
+ * false (estimates[i] 0) where it gives none.
+ */
+extern void dp_statistic_estimates(const dp_statistic *statistic, const dp_estimate_kind *what,
+								   int count, double *estimates, bool *defined);
 
 /*
  * Integer sums as an exact integer; false if it does not fit int64 (only
