@@ -38,26 +38,7 @@ psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql_q <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION dp_stream;
-CREATE TABLE wards (ward text PRIMARY KEY, weight int NOT NULL, cumulative int NOT NULL);
-INSERT INTO wards
-SELECT ward, weight, sum(weight) OVER (ORDER BY weight DESC, ward) FROM (VALUES
-  ('emergency', 30), ('surgery', 18), ('cardiology', 12), ('orthopaedics', 10), ('maternity', 8),
-  ('oncology', 7), ('geriatrics', 6), ('paediatrics', 4), ('neurology', 3), ('intensive care', 2)) v(ward, weight);
-CREATE TABLE admissions (patient_id int NOT NULL, ward text NOT NULL REFERENCES wards, admitted date NOT NULL);
-INSERT INTO admissions
-SELECT a.patient_id, w.ward, a.admitted
-FROM (SELECT p AS patient_id, date '2026-01-01' + (hashint4(p * 31 + v) & 2147483647) % 365 AS admitted,
-             CASE WHEN (hashint4(p * 17 + v) & 2147483647) % 4 = 0
-                  THEN (hashint4(p * 13 + v) & 2147483647) % 100
-                  ELSE (hashint4(p) & 2147483647) % 100 END AS u
-      FROM generate_series(1, 3000) p, generate_series(1, 1 + (hashint4(p + 7) & 2147483647) % 6) v) a
-JOIN wards w ON a.u < w.cumulative AND a.u >= w.cumulative - w.weight;
-CREATE VIEW kept_admissions AS
-  SELECT patient_id, ward, admitted
-  FROM (SELECT patient_id, ward, admitted,
-               row_number() OVER (PARTITION BY patient_id ORDER BY admitted, ward) AS nth
-        FROM admissions) x
-  WHERE nth <= 3;
+\i test/fixtures/hospital.sql
 -- the public axis and both inputs, with their running truths
 CREATE TABLE axis AS
 SELECT w.ward, d.day, (d.day - date '2026-01-01' + 1)::bigint AS step,

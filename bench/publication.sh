@@ -9,7 +9,8 @@
 #   - one set-based dp_stream.publish of a day of every meter (the first day,
 #     which creates the partitions, and the median of the following days).
 # Runs in a throwaway cluster.  BENCH_METERS, BENCH_DAYS, BENCH_REPS,
-# BENCH_PUBLISH_DAYS; BENCH_QUICK=1 for a small run.
+# BENCH_PUBLISH_DAYS, BENCH_MECHANISM (default dp_two_level(1.0, days + 1));
+# BENCH_QUICK=1 for a small run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bench/out
@@ -24,6 +25,7 @@ days=${BENCH_DAYS:-365}
 reps=${BENCH_REPS:-3}
 publish_days=${BENCH_PUBLISH_DAYS:-6}
 if [ -n "${BENCH_QUICK:-}" ]; then meters=500; days=60; reps=3; publish_days=4; fi
+mechanism=${BENCH_MECHANISM:-"dp_two_level(1.0, $((days + 1)))"}
 
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE EXTENSION dp_stream;
@@ -35,7 +37,7 @@ CREATE INDEX ON readings (meter, day);
 CREATE INDEX ON readings (day);
 VACUUM ANALYZE readings;
 SELECT dp_stream.create_budget('meter_data', 2.0);
-SELECT dp_stream.create_publication('meter_kwh', 'summary', dp_binary(1.0, $days + 1), 0, 50,
+SELECT dp_stream.create_publication('meter_kwh', 'summary', $mechanism, 0, 50,
                                     partition_by => 'meter', dataset => 'meter_data',
                                     first_period => '2026-01-01');
 SQL
@@ -82,7 +84,7 @@ same_as_view=$(psql -X -At -c "SELECT count(*) FILTER (WHERE p.summary IS NOT DI
   FROM dp_stream.publication_releases p JOIN private_view v ON v.meter::text = p.partition AND v.day = p.period")
 
 {
-  echo "A keyed publication: $meters meters x $days days, dp_summary(kwh, 0, 50, dp_publication(...))"
+  echo "A keyed publication: $meters meters x $days days, dp_summary(kwh, 0, 50, dp_publication(...)), $mechanism"
   echo "(median of $reps interleaved refreshes; publish: $publish_days nights)"
   printf '%-52s %s\n' "charges for the publication" "$charges"
   printf '%-52s %12.0f ms\n' "REFRESH plain view (avg, var_samp)" "$plain"

@@ -36,31 +36,8 @@ EXCEPTION WHEN others THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
 
--- The data of docs/publications.md: 10 wards of different sizes (weight:
--- percent of admissions), 3,000 patients with 1 to 6 admissions in 2026;
--- one admission in four goes to a ward other than the patient's usual one.
-CREATE TABLE wards (ward text PRIMARY KEY, weight int NOT NULL, cumulative int NOT NULL);
-INSERT INTO wards
-SELECT ward, weight, sum(weight) OVER (ORDER BY weight DESC, ward) FROM (VALUES
-  ('emergency', 30), ('surgery', 18), ('cardiology', 12), ('orthopaedics', 10), ('maternity', 8),
-  ('oncology', 7), ('geriatrics', 6), ('paediatrics', 4), ('neurology', 3), ('intensive care', 2)) v(ward, weight);
-CREATE TABLE admissions (patient_id int NOT NULL, ward text NOT NULL REFERENCES wards, admitted date NOT NULL);
-INSERT INTO admissions
-SELECT a.patient_id, w.ward, a.admitted
-FROM (SELECT p AS patient_id, date '2026-01-01' + (hashint4(p * 31 + v) & 2147483647) % 365 AS admitted,
-             CASE WHEN (hashint4(p * 17 + v) & 2147483647) % 4 = 0
-                  THEN (hashint4(p * 13 + v) & 2147483647) % 100
-                  ELSE (hashint4(p) & 2147483647) % 100 END AS u
-      FROM generate_series(1, 3000) p, generate_series(1, 1 + (hashint4(p + 7) & 2147483647) % 6) v) a
-JOIN wards w ON a.u < w.cumulative AND a.u >= w.cumulative - w.weight;
--- the truncation in SQL: each patient's first 3 admissions, by columns that
--- do not depend on the order rows arrive in
-CREATE VIEW kept_admissions AS
-  SELECT patient_id, ward, admitted
-  FROM (SELECT patient_id, ward, admitted,
-               row_number() OVER (PARTITION BY patient_id ORDER BY admitted, ward) AS nth
-        FROM admissions) x
-  WHERE nth <= 3;
+-- The data of docs/publications.md (test/fixtures/hospital.sql).
+\i test/fixtures/hospital.sql
 SELECT (SELECT count(*) FROM admissions) AS admissions,
        (SELECT count(*) FROM kept_admissions) AS kept,
        (SELECT count(*) FROM (SELECT patient_id FROM admissions GROUP BY 1
