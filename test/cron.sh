@@ -278,11 +278,18 @@ is "c: all 8 sessions saw that release (same step, estimate and released_at)" \
 # ---- a missed day ----
 # no job ran on 2026-01-04 (for 2026-01-03); the run of 2026-01-05 fills
 # 2026-01-03 with no data and publishes 2026-01-04
-gap=$(job 2026-01-05)
-is "missed day: the next run publishes 2026-01-04 as step 369 and fills 2026-01-03 as step 368" \
-  "$(cut -d'|' -f1,2 <<<"$gap") $(q "SELECT string_agg(step || ':' || period::date, ' ' ORDER BY step)
+# (0.13.0: the filled day is marked, and the run warns about it)
+gap_run=$(job 2026-01-05)
+gap=$(grep -v '^\(WARNING\|DETAIL\|HINT\):' <<<"$gap_run")
+is "missed day: the next run publishes 2026-01-04 as step 369 and fills 2026-01-03 as step 368, marked" \
+  "$(cut -d'|' -f1,2 <<<"$gap") $(q "SELECT string_agg(step || ':' || period::date || ':' || filled_without_data, ' '
+                                                 ORDER BY step)
                                       FROM dp_stream.releases WHERE stream = 'daily_admissions' AND step > 367")" \
-  "369|2026-01-04 00:00:00 368:2026-01-03 369:2026-01-04"
+  "369|2026-01-04 00:00:00 368:2026-01-03:true 369:2026-01-04:false"
+is "missed day: the run that fills it warns" \
+  "$(grep '^WARNING:' <<<"$gap_run")" \
+  'WARNING:  stream "daily_admissions": 1 period before 2026-01-04 00:00:00 released without data'
+
 is "missed day: running the missed day's job late returns the filled release (its events are not counted), no new row" \
   "$(job 2026-01-04) $(q "SELECT count(*) FROM dp_stream.releases WHERE stream = 'daily_admissions'")" \
   "$(stored 2026-01-03) 369"
