@@ -1,0 +1,92 @@
+-- Review of partitioned publications (issue 24; 0.13.0), after the fixes
+-- of sql/publication_attacks.sql.  Each section is a problem found in the
+-- review, shown by a query whose output changed with its fix.  A LOGIN
+-- role that is an administrator and the publication's role publishes, as
+-- a nightly job would (SET SESSION AUTHORIZATION sets session_user, as a
+-- login does).  No noisy figure is printed: only comparisons, counts, and
+-- the SQLSTATE and message of refusals, so the output holds for any noise
+-- secret.
+\set regress_database :DBNAME
+CREATE DATABASE dp_publication_review;
+\c dp_publication_review
+SET client_min_messages = warning;
+CREATE EXTENSION dp_stream;
+DROP ROLE IF EXISTS pr_publisher;
+RESET client_min_messages;
+CREATE ROLE pr_publisher LOGIN IN ROLE dp_stream_admin;
+
+-- what a statement does: 'accepted', or its SQLSTATE and message
+CREATE FUNCTION public.pr_try(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE query;
+  RETURN 'accepted';
+EXCEPTION WHEN others THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- Two wards; the data start on 3 January (nothing was admitted before).
+CREATE TABLE public.pr_admissions (ward text, day timestamp, n int);
+INSERT INTO public.pr_admissions
+SELECT w, '2026-01-01'::timestamp + d * interval '1 day', (d * 7 + length(w)) % 5
+FROM unnest(ARRAY['A', 'BB']) w, generate_series(2, 5) d;
+GRANT SELECT ON public.pr_admissions TO pr_publisher;
+
+SET SESSION AUTHORIZATION pr_publisher;
+SELECT dp_stream.create_publication('pr_wards', 'count', dp_binary(1.0, 64, 10),
+         partition_by => 'ward', first_period => '2026-01-01') IS NOT NULL AS registered;
+RESET SESSION AUTHORIZATION;
+
+-- 1. A publication's first publish after its first period.  The job's
+-- first night is 3 January, two periods after the registered first one.
+-- With 25624b5 the call was accepted without a word: every partition
+-- started at 3 January (where "the publication's partitions started" was
+-- the first call's period), 1 and 2 January were never released nor
+-- marked, and the view form over the publication's axis, which starts at
+-- first_period, drew other noise for every release (a partition's noise
+-- depends on its steps): a reader of both forms held two independent
+-- noisy versions of each release, which publish promises to be one.  Two
+-- jobs making a publication's first publish at once, for different
+-- periods, gave its partitions different starts the same way
+-- (test/isolation/specs/publications.spec).  Now every partition starts at
+-- the publication's first_period, and periods before the call's that no
+-- partition released are missing: refused (55000), or released without
+-- data and marked with fill_missing.
+SET SESSION AUTHORIZATION pr_publisher;
+SELECT pr_try($$SELECT dp_stream.publish('pr_wards', '2026-01-03',
+                  ARRAY(SELECT dp_stream.observation(ward, day, n) FROM public.pr_admissions
+                        WHERE day = '2026-01-03'))$$) AS first_night_later;
+SELECT periods, partitions, new_partitions, releases, filled_without_data
+FROM dp_stream.publish('pr_wards', '2026-01-03',
+       ARRAY(SELECT dp_stream.observation(ward, day, n) FROM public.pr_admissions
+             WHERE day = '2026-01-03'),
+       fill_missing => true);
+DO $$
+DECLARE
+  night timestamp;
+BEGIN
+  FOR night IN SELECT g FROM generate_series('2026-01-04'::timestamp, '2026-01-06', '1 day') g LOOP
+    PERFORM dp_stream.publish('pr_wards', night,
+              ARRAY(SELECT dp_stream.observation(ward, day, n) FROM public.pr_admissions
+                    WHERE day = night));
+  END LOOP;
+END $$;
+-- the managed releases against the view form over the publication's axis
+SELECT count(*) AS releases,
+       count(*) FILTER (WHERE r.estimate = v.estimate) AS same_as_view_form,
+       count(*) FILTER (WHERE r.filled_without_data) AS marked_without_data
+FROM dp_stream.publication_releases AS r
+FULL JOIN (SELECT w.ward, d.day,
+                  dp_count(a.n, dp_publication('pr_wards', w.ward))
+                    OVER (PARTITION BY w.ward ORDER BY d.day) AS estimate
+           FROM (VALUES ('A'), ('BB')) AS w(ward)
+           CROSS JOIN generate_series('2026-01-01'::timestamp, '2026-01-06', '1 day') AS d(day)
+           LEFT JOIN public.pr_admissions AS a ON a.ward = w.ward AND a.day = d.day) AS v
+  ON v.ward = r.partition AND v.day = r.period
+WHERE r.publication = 'pr_wards' OR r.publication IS NULL;
+RESET SESSION AUTHORIZATION;
+SELECT partition, min(period) AS first_release, count(*) AS releases
+FROM dp_stream.publication_releases WHERE publication = 'pr_wards' GROUP BY 1 ORDER BY 1;
+
+\c :regress_database
+DROP DATABASE dp_publication_review;
+DROP ROLE pr_publisher;
