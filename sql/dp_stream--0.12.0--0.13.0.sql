@@ -1288,4 +1288,52 @@ BEGIN
   RETURN result;
 END $$;
 
+-- Fix 5 (review, sql/publication_review.sql section 2): no stream outside
+-- a publication takes a partition's name.  A partition of publication P
+-- is the managed stream "P/partition", and publish refuses a partition
+-- whose name an ordinary stream has.  Any administrator could create that
+-- stream first with create_stream, outside the publication's role: the
+-- partition could then never be published (streams are never dropped),
+-- and every publish whose data named it failed for all partitions.  Key
+-- names, and so publication names, have no "/", so partitions of two
+-- publications never share a name; what remains is an ordinary stream
+-- named "P/...": refused when P is a publication, and a publication P is
+-- refused while such a stream exists (at its registration, whose charge
+-- rolls back with it, rather than at its first publish).  Partitions' own rows are not checked, so a restore
+-- loads them in any order.
+CREATE FUNCTION dp_stream.check_stream_name() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'streams' THEN
+    IF pg_catalog.strpos(NEW.name, '/') > 0
+       AND EXISTS (SELECT 1 FROM dp_stream.publications AS p
+                   WHERE p.name = pg_catalog.split_part(NEW.name, '/', 1)) THEN
+      RAISE EXCEPTION 'stream "%" would take the name of a partition of publication "%"',
+                      NEW.name, pg_catalog.split_part(NEW.name, '/', 1)
+        USING ERRCODE = 'duplicate_object',
+              DETAIL = 'A partition of a publication is the managed stream named publication/partition.',
+              HINT = 'Choose a name that does not start with a publication''s name and "/".';
+    END IF;
+  ELSIF EXISTS (SELECT 1 FROM dp_stream.streams AS s
+                WHERE s.publication IS NULL AND pg_catalog.starts_with(s.name, NEW.name || '/')) THEN
+    RAISE EXCEPTION 'publication "%" would share its partitions'' names with existing streams', NEW.name
+      USING ERRCODE = 'duplicate_object',
+            DETAIL = format('A partition is the managed stream named %s/partition; stream "%s" exists.',
+                            NEW.name,
+                            (SELECT min(s.name) FROM dp_stream.streams AS s
+                             WHERE s.publication IS NULL AND pg_catalog.starts_with(s.name, NEW.name || '/'))),
+            HINT = 'Choose another name for the publication.';
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.check_stream_name() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_stream_name() IS
+    'internal trigger: an ordinary stream never has the name of a publication''s partition (publication/partition)';
+CREATE TRIGGER streams_name_check BEFORE INSERT ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NULL)
+    EXECUTE FUNCTION dp_stream.check_stream_name();
+CREATE TRIGGER publications_name_check BEFORE INSERT ON dp_stream.publications
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.check_stream_name();
+
 -- ===== end of section: publications =====

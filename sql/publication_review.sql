@@ -12,8 +12,10 @@ CREATE DATABASE dp_publication_review;
 SET client_min_messages = warning;
 CREATE EXTENSION dp_stream;
 DROP ROLE IF EXISTS pr_publisher;
+DROP ROLE IF EXISTS pr_admin2;
 RESET client_min_messages;
 CREATE ROLE pr_publisher LOGIN IN ROLE dp_stream_admin;
+CREATE ROLE pr_admin2 LOGIN IN ROLE dp_stream_admin;
 
 -- what a statement does: 'accepted', or its SQLSTATE and message
 CREATE FUNCTION public.pr_try(query text) RETURNS text LANGUAGE plpgsql AS $$
@@ -87,6 +89,35 @@ RESET SESSION AUTHORIZATION;
 SELECT partition, min(period) AS first_release, count(*) AS releases
 FROM dp_stream.publication_releases WHERE publication = 'pr_wards' GROUP BY 1 ORDER BY 1;
 
+-- 2. Squatting a partition's name.  A partition of publication P is the
+-- managed stream "P/partition".  With 25624b5, a second administrator
+-- outside the publication's role could create a stream of that name
+-- first, with create_stream (or as a partition of a publication named
+-- "P/x"): publish then refused the partition for good (a stream is never
+-- dropped), and since a publish is all or nothing, every night whose data
+-- named it failed for every partition.  Now a publication's name has no
+-- "/", so partitions' names never meet across publications; a stream
+-- outside a publication may not be named "P/..." for a publication P, and
+-- a publication may not be registered while such a stream exists.
+SET SESSION AUTHORIZATION pr_admin2;
+SELECT pr_try($$SELECT dp_stream.create_stream('pr_wards/C', 'count', dp_binary(1.0, 64, 10),
+                  first_period => '2026-01-01')$$) AS squat_stream,
+       pr_try($$SELECT dp_stream.create_publication('pr_wards/x', 'count', dp_binary(1.0, 64, 10),
+                  first_period => '2026-01-01')$$) AS squat_publication,
+       pr_try($$SELECT dp_stream.create_stream('pr_future/A', 'count', dp_binary(1.0, 64, 10),
+                  first_period => '2026-01-01')$$) AS ordinary_stream;
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION pr_publisher;
+SELECT pr_try($$SELECT dp_stream.create_publication('pr_future', 'count', dp_binary(1.0, 64, 10),
+                  first_period => '2026-01-01')$$) AS over_existing_stream;
+SELECT new_partitions, partitions, releases
+FROM dp_stream.publish('pr_wards', '2026-01-07',
+       ARRAY[dp_stream.observation('A', '2026-01-07', 1), dp_stream.observation('C', '2026-01-07', 2)]);
+RESET SESSION AUTHORIZATION;
+SELECT name, publication, partition FROM dp_stream.streams
+WHERE name LIKE 'pr\_%' ORDER BY name;
+
 \c :regress_database
 DROP DATABASE dp_publication_review;
 DROP ROLE pr_publisher;
+DROP ROLE pr_admin2;
