@@ -1044,6 +1044,20 @@ BEGIN
             DETAIL = 'A managed partition keeps a real-valued state; the key is registered for integer values.',
             HINT = 'Publish it with a view (dp_sum over an integer column with dp_publication), or register a publication without integer_values.';
   END IF;
+  -- Fix 6 (review, sql/publication_review.sql section 3): a session
+  -- outside the publication's role is refused here, before anything that
+  -- depends on the data.  The trigger on dp_stream.streams (fix 1) fires
+  -- at the first write, and before it publish truncated each person to k
+  -- contributions and refused two kept observations of one partition and
+  -- period for an average (21000), or pushed a kept NaN into a sum: which
+  -- answer came back told how many contributions a named person had used.
+  -- The trigger stays, for every other path that writes a partition.
+  IF NOT pg_catalog.pg_has_role(session_user, p.used_by, 'MEMBER') THEN
+    RAISE EXCEPTION 'publication "%" is published only by members of its role', p.name
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'Its partitions draw the noise dp_publication gives that role: whoever else published data of their choosing, even in a transaction rolled back, could test guesses about the data behind that role''s releases.',
+            HINT = 'Publish from a session logged in as a member of the publication''s used_by role (dp_stream.publication_list), or create the publication with used_by => the publishing job''s role.';
+  END IF;
   -- person level: the contributions counted so far must not change under us
   IF p.privacy_unit = 'person' THEN
     PERFORM 1 FROM dp_stream.publications AS x WHERE x.name = p.name FOR UPDATE;

@@ -117,6 +117,36 @@ RESET SESSION AUTHORIZATION;
 SELECT name, publication, partition FROM dp_stream.streams
 WHERE name LIKE 'pr\_%' ORDER BY name;
 
+-- 3. What a person used, told to an administrator outside the
+-- publication's role.  Since sql/publication_attacks.sql section 8 only
+-- members of used_by write partitions (a trigger on dp_stream.streams),
+-- but publish ran its person-level work before the first write: the
+-- truncation to k contributions, then, for an average, variance or
+-- summary, the check of one observation per partition and period, which
+-- sees only the observations kept.  Two observations of a person in one
+-- partition and period were refused with 21000 when both were kept (the
+-- person had used at most k - 2 contributions) and reached the trigger
+-- (42501) otherwise; observations of the person in earlier periods shift
+-- the threshold, so a few calls told how many admissions any named
+-- patient had.  Now publish refuses a session outside used_by before
+-- reading anything: the same 42501 for every person.
+SET SESSION AUTHORIZATION pr_publisher;
+SELECT dp_stream.create_publication('pr_stays', 'average', dp_binary(1.0, 64), 0, 30,
+         partition_by => 'ward', privacy_unit => 'person', contributions => 2,
+         first_period => '2026-01-01') IS NOT NULL AS registered;
+SELECT periods, releases
+FROM dp_stream.publish('pr_stays', '2026-01-01',
+       ARRAY[dp_stream.observation('A', '2026-01-01', 4, 'p1'),
+             dp_stream.observation('BB', '2026-01-01', 6, 'p1')]);
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION pr_admin2;
+SELECT person,
+       pr_try(format($$SELECT dp_stream.publish('pr_stays', '2026-01-02',
+                         ARRAY[dp_stream.observation('A', '2026-01-02', 1, %1$L),
+                               dp_stream.observation('A', '2026-01-02', 2, %1$L)])$$, person)) AS answer
+FROM unnest(ARRAY['p1', 'p9']) AS person;
+RESET SESSION AUTHORIZATION;
+
 \c :regress_database
 DROP DATABASE dp_publication_review;
 DROP ROLE pr_publisher;
