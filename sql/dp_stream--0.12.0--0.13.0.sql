@@ -997,6 +997,8 @@ COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
 -- too: refused (55000) unless fill_missing, which marks them.  The
 -- periods before the call's are released for the partitions behind only,
 -- found by name (a new partition goes back to first_period).
+-- publish, replaced here, also carries fix 6 (a session outside used_by
+-- is refused first; see its comment in the body).
 CREATE OR REPLACE FUNCTION dp_stream.publish(publication text, period timestamp,
                                   observations dp_stream.observation[],
                                   through timestamp DEFAULT NULL,
