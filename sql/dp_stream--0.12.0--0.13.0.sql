@@ -1051,8 +1051,8 @@ BEGIN
   -- depends on the data.  The trigger on dp_stream.streams (fix 1) fires
   -- at the first write, and before it publish truncated each person to k
   -- contributions and refused two kept observations of one partition and
-  -- period for an average (21000), or pushed a kept NaN into a sum: which
-  -- answer came back told how many contributions a named person had used.
+  -- period for an average, variance or summary (21000): which answer
+  -- came back told how many contributions a named person had used.
   -- The trigger stays, for every other path that writes a partition.
   IF NOT pg_catalog.pg_has_role(session_user, p.used_by, 'MEMBER') THEN
     RAISE EXCEPTION 'publication "%" is published only by members of its role', p.name
