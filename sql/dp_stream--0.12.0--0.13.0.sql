@@ -981,6 +981,8 @@ CREATE FUNCTION @extschema@.dp_publication(name text, partition text)
 COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
     'the keyed mechanism of a registered publication for one partition given as text';
 
+-- ----- Fixes from the review of publications (sql/publication_review.sql) -----
+
 -- Fix 4 (review, sql/publication_review.sql section 1): a partition starts
 -- at the publication's first period.  publish started new partitions
 -- "where the publication's partitions started", which for the first ones
