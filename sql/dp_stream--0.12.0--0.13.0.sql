@@ -981,4 +981,408 @@ CREATE FUNCTION @extschema@.dp_publication(name text, partition text)
 COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
     'the keyed mechanism of a registered publication for one partition given as text';
 
+-- ----- Fixes from the review of publications (sql/publication_review.sql) -----
+
+-- Fix 4 (review, sql/publication_review.sql section 1): a partition starts
+-- at the publication's first period.  publish started new partitions
+-- "where the publication's partitions started", which for the first ones
+-- was the first call's period: a first publish after first_period (the
+-- job's first night two days after the registration) released nothing for
+-- the periods before, marked nothing and refused nothing, and every
+-- partition's steps were shifted against the view form over the
+-- publication's axis, whose releases then drew other noise: a reader of
+-- both forms held two independent noisy versions of each release.  Two
+-- first publishes at once, for different periods, gave partitions
+-- different starts the same way (test/isolation/specs/publications.spec).
+-- Now new partitions start at first_period, and the periods before the
+-- call's that no partition has released are missing, for new partitions
+-- too: refused (55000) unless fill_missing, which marks them.  The
+-- periods before the call's are released for the partitions behind only,
+-- found by name (a new partition goes back to first_period).
+-- publish, replaced here, also carries fix 6 (a session outside used_by
+-- is refused first; see its comment in the body).
+CREATE OR REPLACE FUNCTION dp_stream.publish(publication text, period timestamp,
+                                  observations dp_stream.observation[],
+                                  through timestamp DEFAULT NULL,
+                                  fill_missing boolean DEFAULT false)
+RETURNS dp_stream.advance_result
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  p dp_stream.publications;
+  result dp_stream.advance_result;
+  k_from bigint;
+  k_through bigint;
+  k_first bigint;
+  k bigint;
+  at timestamp;
+  bad record;
+  missing bigint;
+  oldest timestamp;
+  kept dp_stream.observation[];
+  done bigint;
+  start timestamp;
+  new_names text[];
+  filled bigint;
+  k_published bigint;
+  behind text[];
+BEGIN
+  IF publish.publication IS NULL OR publish.period IS NULL OR publish.observations IS NULL
+     OR publish.fill_missing IS NULL THEN
+    RAISE EXCEPTION 'publication, period, observations and fill_missing must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  -- a release that was returned must survive a crash (see advance)
+  PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
+  SELECT * INTO p FROM dp_stream.publications AS x WHERE x.name = publish.publication;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'publication "%" does not exist', publish.publication
+      USING ERRCODE = 'undefined_object',
+            HINT = 'Register it with dp_stream.create_publication.';
+  END IF;
+  -- a managed partition's state is a real-valued statistic (dp_statistic_new)
+  IF p.integer_values THEN
+    RAISE EXCEPTION 'publication "%" computes a sum over integers, which publish cannot advance', p.name
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A managed partition keeps a real-valued state; the key is registered for integer values.',
+            HINT = 'Publish it with a view (dp_sum over an integer column with dp_publication), or register a publication without integer_values.';
+  END IF;
+  -- Fix 6 (review, sql/publication_review.sql section 3): a session
+  -- outside the publication's role is refused here, before anything that
+  -- depends on the data.  The trigger on dp_stream.streams (fix 1) fires
+  -- at the first write, and before it publish truncated each person to k
+  -- contributions and refused two kept observations of one partition and
+  -- period for an average, variance or summary (21000): which answer
+  -- came back told how many contributions a named person had used.
+  -- The trigger stays, for every other path that writes a partition.
+  IF NOT pg_catalog.pg_has_role(session_user, p.used_by, 'MEMBER') THEN
+    RAISE EXCEPTION 'publication "%" is published only by members of its role', p.name
+      USING ERRCODE = 'insufficient_privilege',
+            DETAIL = 'Its partitions draw the noise dp_publication gives that role: whoever else published data of their choosing, even in a transaction rolled back, could test guesses about the data behind that role''s releases.',
+            HINT = 'Publish from a session logged in as a member of the publication''s used_by role (dp_stream.publication_list), or create the publication with used_by => the publishing job''s role.';
+  END IF;
+  -- person level: the contributions counted so far must not change under us
+  IF p.privacy_unit = 'person' THEN
+    PERFORM 1 FROM dp_stream.publications AS x WHERE x.name = p.name FOR UPDATE;
+  END IF;
+  k_from := dp_stream.period_index(p.first_period, p.period_length, publish.period);
+  k_through := dp_stream.period_index(p.first_period, p.period_length,
+                                      coalesce(publish.through, publish.period));
+  IF k_from IS NULL OR k_from < 0 OR k_through IS NULL OR k_through < k_from THEN
+    RAISE EXCEPTION 'period and through must be periods of publication "%", in order', p.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('Periods are %s + k * %s (k >= 0); period was %s, through %s.',
+                            p.first_period, p.period_length, publish.period,
+                            coalesce(publish.through, publish.period));
+  END IF;
+  IF k_through - k_from >= 1000 THEN
+    RAISE EXCEPTION 'one publish releases at most 1000 periods'
+      USING ERRCODE = 'program_limit_exceeded',
+            DETAIL = format('%s periods were asked for.', k_through - k_from + 1),
+            HINT = 'Catch up in several calls, oldest periods first.';
+  END IF;
+
+  -- every observation is well-formed and of a period up to `through`
+  SELECT o.* INTO bad FROM unnest(publish.observations) AS o
+  WHERE o.partition IS NULL OR o.period IS NULL OR pg_catalog.octet_length(o.partition) > 1000
+     OR (o.person IS NULL) = (p.privacy_unit = 'person')
+     OR dp_stream.period_index(p.first_period, p.period_length, o.period) IS NULL
+     OR o.period < p.first_period OR o.period > p.first_period + p.period_length * k_through
+  LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'an observation does not fit publication "%"', p.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('Each observation names a partition (at most 1000 bytes), a period (%s + k * %s, at most %s) and %s; one was %s.',
+                            p.first_period, p.period_length, p.first_period + p.period_length * k_through,
+                            CASE p.privacy_unit WHEN 'person' THEN 'the person it belongs to'
+                                 ELSE 'no person (the privacy unit is an event)' END, bad),
+            HINT = CASE p.privacy_unit WHEN 'person' THEN 'Use dp_stream.observation(partition, period, value, person).'
+                        ELSE 'Use dp_stream.observation(partition, period, value).' END;
+  END IF;
+
+  -- partitions seen for the first time start at the publication's first
+  -- period, whatever the call and whatever other calls run at the same
+  -- time: the periods they missed were published for the others (they had
+  -- no data in them) or are missing (below).  So every partition's stream
+  -- has the same steps, and a view over the publication's axis draws
+  -- exactly the releases publish made.
+  start := p.first_period;
+  WITH created AS (
+    INSERT INTO dp_stream.streams AS t (name, statistic, mechanism, lower, upper, first_period,
+                                        period_length, counter, statistic_state, stream_id,
+                                        publication, partition)
+    SELECT p.name || '/' || n.partition, p.statistic, p.mechanism, p.lower, p.upper, start,
+           p.period_length,
+           CASE WHEN p.statistic = 'count' THEN dp_stream.bind_stream(
+                  @extschema@.dp_counter_new(@extschema@.dp_publication(p.name, n.partition), true), n.id) END,
+           CASE WHEN p.statistic <> 'count' THEN dp_stream.bind_stream(
+                  @extschema@.dp_statistic_new(CASE p.statistic WHEN 'summary' THEN 'variance' ELSE p.statistic END,
+                                               p.lower, p.upper,
+                                               @extschema@.dp_publication(p.name, n.partition), true), n.id) END,
+           n.id, p.name, n.partition
+    FROM (SELECT d.partition, dp_stream.random_id() AS id
+          FROM (SELECT DISTINCT o.partition FROM unnest(publish.observations) AS o
+                WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
+                                  WHERE s.publication = p.name AND s.partition = o.partition)) AS d) AS n
+    ON CONFLICT DO NOTHING
+    RETURNING t.name
+  )
+  SELECT coalesce(array_agg(c.name), '{}') INTO new_names FROM created AS c;
+  result.new_partitions := pg_catalog.cardinality(new_names);
+  -- The planner knows a publication's partitions from the table's
+  -- statistics, which do not have the new ones yet: it would take 10,000
+  -- new partitions for 1, and join them with the observations by a nested
+  -- loop, n^2 comparisons (17 s instead of 1 s).  Many new partitions are
+  -- counted now; the lock this takes (until the transaction ends) only
+  -- waits for another ANALYZE or VACUUM of the catalog.
+  IF result.new_partitions >= 100 THEN
+    ANALYZE dp_stream.streams;
+  END IF;
+  -- every partition, new or not, takes its data from here: a stream of the
+  -- same name made by create_stream would have kept a new one out
+  SELECT o.partition INTO bad FROM unnest(publish.observations) AS o
+  WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
+                    WHERE s.publication = p.name AND s.partition = o.partition)
+  LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'partition "%" of publication "%" cannot be created', bad.partition, p.name
+      USING ERRCODE = 'duplicate_object',
+            DETAIL = format('A managed stream named "%s/%s" exists and is not this partition.', p.name, bad.partition);
+  END IF;
+
+  -- one row lock per partition, in a fixed order (no deadlock between two
+  -- publishes); each partition's periods are released once, by whoever
+  -- locks it first
+  PERFORM 1 FROM dp_stream.streams AS s WHERE s.publication = p.name ORDER BY s.name FOR UPDATE;
+
+  -- partitions behind `period`: refused, or filled without data
+  SELECT count(*), min(s.first_period + s.period_length * s.steps) INTO missing, oldest
+  FROM dp_stream.streams AS s
+  WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps < publish.period
+    AND s.name <> ALL (new_names);
+  -- periods before `period` that no partition released (a first publish
+  -- after first_period, or one that did not see another's uncommitted
+  -- first one): missing for every partition, new ones included
+  SELECT coalesce(max(dp_stream.period_index(p.first_period, p.period_length,
+                                             s.first_period + s.period_length * s.steps)), 0)
+    INTO k_published
+  FROM dp_stream.streams AS s
+  WHERE s.publication = p.name AND s.name <> ALL (new_names);
+  SELECT coalesce(array_agg(s.name), '{}') INTO behind
+  FROM dp_stream.streams AS s
+  WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps < publish.period;
+  IF missing = 0 AND k_published < k_from AND NOT publish.fill_missing THEN
+    RAISE EXCEPTION 'publication "%" has released no period before %', p.name, publish.period
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = format('Its first period is %s; no partition has released %s.',
+                            p.first_period, p.first_period + p.period_length * k_published),
+            HINT = format('Publish from %s with the data of every period (through => %s), or pass fill_missing => true to release the periods before without data (marked filled_without_data).',
+                          p.first_period + p.period_length * k_published, publish.period);
+  END IF;
+  IF missing > 0 AND NOT publish.fill_missing THEN
+    RAISE EXCEPTION 'publication "%" has % partitions with periods before % not yet released',
+                    p.name, missing, publish.period
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = format('The oldest is %s.', oldest),
+            HINT = format('Catch up: publish from %s with the data of every missing period (through => %s), or pass fill_missing => true to release them without data (marked filled_without_data).',
+                          oldest, publish.period);
+  END IF;
+
+  -- late observations are counted and dropped; person level keeps each
+  -- person's first contributions up to k, across partitions and calls
+  WITH o AS (
+    SELECT x.*
+    FROM unnest(publish.observations) AS x
+    JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
+    WHERE x.period >= s.first_period + s.period_length * s.steps
+  )
+  SELECT count(*) INTO done FROM o;
+  result.late_observations := pg_catalog.cardinality(publish.observations) - done;
+  IF p.privacy_unit = 'person' THEN
+    WITH o AS (
+      SELECT x.*, dp_stream.person_tag(p.name, x.person) AS tag
+      FROM unnest(publish.observations) AS x
+      JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
+      WHERE x.period >= s.first_period + s.period_length * s.steps
+    ), ranked AS (
+      SELECT o.*, row_number() OVER (PARTITION BY o.tag
+                                     ORDER BY o.period, o.partition, o.value) AS nth,
+             coalesce(c.used, 0) AS used
+      FROM o LEFT JOIN dp_stream.contributions AS c ON c.publication = p.name AND c.person = o.tag
+    ), counted AS (
+      INSERT INTO dp_stream.contributions AS c (publication, person, used)
+      SELECT p.name, r.tag, count(*) FROM ranked AS r WHERE r.used + r.nth <= p.contributions
+      GROUP BY r.tag
+      ON CONFLICT (publication, person) DO UPDATE SET used = c.used + excluded.used
+    )
+    SELECT array_agg(ROW(r.partition, r.period,
+                         CASE WHEN p.statistic = 'count' THEN least(greatest(r.value, 0), 1) ELSE r.value END,
+                         NULL)::dp_stream.observation)
+      INTO kept
+    FROM ranked AS r WHERE r.used + r.nth <= p.contributions;
+  ELSE
+    SELECT array_agg(x) INTO kept
+    FROM unnest(publish.observations) AS x
+    JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
+    WHERE x.period >= s.first_period + s.period_length * s.steps;
+  END IF;
+  kept := coalesce(kept, '{}');
+
+  -- a statistic other than a count or a sum takes one observation per
+  -- partition and period
+  IF p.statistic NOT IN ('count', 'sum') THEN
+    SELECT x.partition, x.period, count(*) AS n INTO bad
+    FROM unnest(kept) AS x GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'publication "%" takes one observation per partition and period', p.name
+        USING ERRCODE = 'cardinality_violation',
+              DETAIL = format('Partition %s has %s observations for %s.', bad.partition, bad.n, bad.period);
+    END IF;
+  END IF;
+
+  -- period by period, every partition due at that period, in one statement
+  SELECT min(dp_stream.period_index(p.first_period, p.period_length,
+                                    s.first_period + s.period_length * s.steps))
+    INTO k_first
+  FROM dp_stream.streams AS s WHERE s.publication = p.name;
+  result.periods := 0;
+  result.releases := 0;
+  result.filled_without_data := 0;
+  k := least(k_first, k_from);
+  WHILE k <= k_through LOOP
+    at := p.first_period + p.period_length * k;
+    -- the partitions with data, found through their (publication,
+    -- partition) index whatever the planner thinks the array holds ...
+    WITH pushed AS (
+      UPDATE dp_stream.streams AS s
+         SET steps = s.steps + 1,
+             counter = CASE WHEN s.statistic = 'count'
+                            THEN @extschema@.dp_push(s.counter, coalesce(d.value, 0::float8)) END,
+             statistic_state = CASE WHEN s.statistic <> 'count'
+                                    THEN @extschema@.dp_push(s.statistic_state, d.value) END
+        FROM (SELECT x.partition, sum(x.value) AS value
+              FROM unnest(kept) AS x WHERE x.period = at GROUP BY x.partition) AS d
+       WHERE s.publication = p.name AND s.partition = d.partition
+         AND s.first_period + s.period_length * s.steps = at
+      RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
+    )
+    INSERT INTO dp_stream.releases (stream, step, period, estimate, error_bound, summary,
+                                    filled_without_data)
+    SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, false
+    FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r;
+    GET DIAGNOSTICS done = ROW_COUNT;
+    -- ... then every other partition due at this period, without data:
+    -- marked when the period is before the call's (fill_missing), unless
+    -- the partition is new and the period was published for the others
+    -- (it had no data in it)
+    IF k < k_from THEN
+      -- before the call's period only the partitions behind it can be
+      -- due: found by name, so that a new partition's first publish, which
+      -- goes back to first_period, does not read every partition once per
+      -- period since (2000 partitions after 200 days: 2.0 s against 0.5 s)
+      WITH pushed AS (
+        UPDATE dp_stream.streams AS s
+           SET steps = s.steps + 1,
+               counter = CASE WHEN s.statistic = 'count' THEN @extschema@.dp_push(s.counter, 0::float8) END,
+               statistic_state = CASE WHEN s.statistic <> 'count'
+                                      THEN @extschema@.dp_push(s.statistic_state, NULL::float8) END
+         WHERE s.name = ANY (behind) AND s.publication = p.name
+           AND s.first_period + s.period_length * s.steps = at
+        RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
+      ), written AS (
+        INSERT INTO dp_stream.releases AS x (stream, step, period, estimate, error_bound, summary,
+                                             filled_without_data)
+        SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary,
+               u.name <> ALL (new_names) OR k >= k_published
+        FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r
+        RETURNING x.filled_without_data
+      )
+      SELECT count(*), count(*) FILTER (WHERE w.filled_without_data) INTO missing, filled
+      FROM written AS w;
+    ELSE
+      WITH pushed AS (
+        UPDATE dp_stream.streams AS s
+           SET steps = s.steps + 1,
+               counter = CASE WHEN s.statistic = 'count' THEN @extschema@.dp_push(s.counter, 0::float8) END,
+               statistic_state = CASE WHEN s.statistic <> 'count'
+                                      THEN @extschema@.dp_push(s.statistic_state, NULL::float8) END
+         WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps = at
+        RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
+      ), written AS (
+        INSERT INTO dp_stream.releases AS x (stream, step, period, estimate, error_bound, summary,
+                                             filled_without_data)
+        SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, false
+        FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r
+        RETURNING x.filled_without_data
+      )
+      SELECT count(*), count(*) FILTER (WHERE w.filled_without_data) INTO missing, filled
+      FROM written AS w;
+    END IF;
+    done := done + missing;
+    result.filled_without_data := result.filled_without_data + filled;
+    IF done > 0 THEN
+      result.periods := result.periods + 1;
+      result.releases := result.releases + done;
+    END IF;
+    k := k + 1;
+  END LOOP;
+  SELECT count(*) INTO result.partitions FROM dp_stream.streams AS s WHERE s.publication = p.name;
+  IF result.filled_without_data > 0 THEN
+    RAISE WARNING 'publication "%": % made without data', p.name,
+                  result.filled_without_data
+                  || CASE WHEN result.filled_without_data = 1 THEN ' release' ELSE ' releases' END
+      USING DETAIL = 'They are marked filled_without_data in dp_stream.releases.';
+  END IF;
+  RETURN result;
+END $$;
+
+-- Fix 5 (review, sql/publication_review.sql section 2): no stream outside
+-- a publication takes a partition's name.  A partition of publication P
+-- is the managed stream "P/partition", and publish refuses a partition
+-- whose name an ordinary stream has.  Any administrator could create that
+-- stream first with create_stream, outside the publication's role: the
+-- partition could then never be published (streams are never dropped),
+-- and every publish whose data named it failed for all partitions.  Key
+-- names, and so publication names, have no "/", so partitions of two
+-- publications never share a name; what remains is an ordinary stream
+-- named "P/...": refused when P is a publication, and a publication P is
+-- refused while such a stream exists (at its registration, whose charge
+-- rolls back with it, rather than at its first publish).  Partitions' own rows are not checked, so a restore
+-- loads them in any order.
+CREATE FUNCTION dp_stream.check_stream_name() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'streams' THEN
+    IF pg_catalog.strpos(NEW.name, '/') > 0
+       AND EXISTS (SELECT 1 FROM dp_stream.publications AS p
+                   WHERE p.name = pg_catalog.split_part(NEW.name, '/', 1)) THEN
+      RAISE EXCEPTION 'stream "%" would take the name of a partition of publication "%"',
+                      NEW.name, pg_catalog.split_part(NEW.name, '/', 1)
+        USING ERRCODE = 'duplicate_object',
+              DETAIL = 'A partition of a publication is the managed stream named publication/partition.',
+              HINT = 'Choose a name that does not start with a publication''s name and "/".';
+    END IF;
+  ELSIF EXISTS (SELECT 1 FROM dp_stream.streams AS s
+                WHERE s.publication IS NULL AND pg_catalog.starts_with(s.name, NEW.name || '/')) THEN
+    RAISE EXCEPTION 'publication "%" would share its partitions'' names with existing streams', NEW.name
+      USING ERRCODE = 'duplicate_object',
+            DETAIL = format('A partition is the managed stream named %s/partition; stream "%s" exists.',
+                            NEW.name,
+                            (SELECT min(s.name) FROM dp_stream.streams AS s
+                             WHERE s.publication IS NULL AND pg_catalog.starts_with(s.name, NEW.name || '/'))),
+            HINT = 'Choose another name for the publication.';
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.check_stream_name() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_stream_name() IS
+    'internal trigger: an ordinary stream never has the name of a publication''s partition (publication/partition)';
+CREATE TRIGGER streams_name_check BEFORE INSERT ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NULL)
+    EXECUTE FUNCTION dp_stream.check_stream_name();
+CREATE TRIGGER publications_name_check BEFORE INSERT ON dp_stream.publications
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.check_stream_name();
+
 -- ===== end of section: publications =====
