@@ -564,11 +564,15 @@ COMMENT ON FUNCTION dp_stream.register_publication(text, @extschema@.dp_mechanis
 -- period) of every partition of a publication, each (partition, period)
 -- exactly once, from a set of observations that is all the data of those
 -- periods (a partition without observations in a period had none).
---   - A partition first seen here starts at `period`, with noise of its own
---     (keyed by publication and partition) and no new charge.
---   - Periods of a partition before `period` that were never released are
---     refused, unless fill_missing: then they are released without data and
---     marked (filled_without_data).  Catch up instead: start the call at the
+--   - Only a session whose user is a member of the publication's used_by
+--     role publishes it (42501, before anything is read or written).
+--   - Every partition's stream starts at the publication's first period; a
+--     partition first seen here gets noise of its own (keyed by publication
+--     and partition), no data for the periods before it appeared, and no
+--     new charge.
+--   - Periods before `period` that were never released are refused (55000),
+--     unless fill_missing: then they are released without data and marked
+--     (filled_without_data).  Catch up instead: start the call at the
 --     oldest missing period and pass its data.
 --   - Observations of a (partition, period) released before are late: they
 --     are counted in the result and not used.
@@ -578,430 +582,6 @@ COMMENT ON FUNCTION dp_stream.register_publication(text, @extschema@.dp_mechanis
 -- Locks every partition's row (FOR UPDATE, in name order) for the rest of
 -- the transaction, and for person level the publication's row too.
 CREATE FUNCTION dp_stream.publish(publication text, period timestamp,
-                                  observations dp_stream.observation[],
-                                  through timestamp DEFAULT NULL,
-                                  fill_missing boolean DEFAULT false)
-RETURNS dp_stream.advance_result
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-#variable_conflict use_column
-DECLARE
-  p dp_stream.publications;
-  result dp_stream.advance_result;
-  k_from bigint;
-  k_through bigint;
-  k_first bigint;
-  k bigint;
-  at timestamp;
-  bad record;
-  missing bigint;
-  oldest timestamp;
-  kept dp_stream.observation[];
-  done bigint;
-  start timestamp;
-  new_names text[];
-  filled bigint;
-BEGIN
-  IF publish.publication IS NULL OR publish.period IS NULL OR publish.observations IS NULL
-     OR publish.fill_missing IS NULL THEN
-    RAISE EXCEPTION 'publication, period, observations and fill_missing must not be null'
-      USING ERRCODE = 'null_value_not_allowed';
-  END IF;
-  -- a release that was returned must survive a crash (see advance)
-  PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
-  SELECT * INTO p FROM dp_stream.publications AS x WHERE x.name = publish.publication;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'publication "%" does not exist', publish.publication
-      USING ERRCODE = 'undefined_object',
-            HINT = 'Register it with dp_stream.create_publication.';
-  END IF;
-  -- a managed partition's state is a real-valued statistic (dp_statistic_new)
-  IF p.integer_values THEN
-    RAISE EXCEPTION 'publication "%" computes a sum over integers, which publish cannot advance', p.name
-      USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'A managed partition keeps a real-valued state; the key is registered for integer values.',
-            HINT = 'Publish it with a view (dp_sum over an integer column with dp_publication), or register a publication without integer_values.';
-  END IF;
-  -- person level: the contributions counted so far must not change under us
-  IF p.privacy_unit = 'person' THEN
-    PERFORM 1 FROM dp_stream.publications AS x WHERE x.name = p.name FOR UPDATE;
-  END IF;
-  k_from := dp_stream.period_index(p.first_period, p.period_length, publish.period);
-  k_through := dp_stream.period_index(p.first_period, p.period_length,
-                                      coalesce(publish.through, publish.period));
-  IF k_from IS NULL OR k_from < 0 OR k_through IS NULL OR k_through < k_from THEN
-    RAISE EXCEPTION 'period and through must be periods of publication "%", in order', p.name
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('Periods are %s + k * %s (k >= 0); period was %s, through %s.',
-                            p.first_period, p.period_length, publish.period,
-                            coalesce(publish.through, publish.period));
-  END IF;
-  IF k_through - k_from >= 1000 THEN
-    RAISE EXCEPTION 'one publish releases at most 1000 periods'
-      USING ERRCODE = 'program_limit_exceeded',
-            DETAIL = format('%s periods were asked for.', k_through - k_from + 1),
-            HINT = 'Catch up in several calls, oldest periods first.';
-  END IF;
-
-  -- every observation is well-formed and of a period up to `through`
-  SELECT o.* INTO bad FROM unnest(publish.observations) AS o
-  WHERE o.partition IS NULL OR o.period IS NULL OR pg_catalog.octet_length(o.partition) > 1000
-     OR (o.person IS NULL) = (p.privacy_unit = 'person')
-     OR dp_stream.period_index(p.first_period, p.period_length, o.period) IS NULL
-     OR o.period < p.first_period OR o.period > p.first_period + p.period_length * k_through
-  LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'an observation does not fit publication "%"', p.name
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('Each observation names a partition (at most 1000 bytes), a period (%s + k * %s, at most %s) and %s; one was %s.',
-                            p.first_period, p.period_length, p.first_period + p.period_length * k_through,
-                            CASE p.privacy_unit WHEN 'person' THEN 'the person it belongs to'
-                                 ELSE 'no person (the privacy unit is an event)' END, bad),
-            HINT = CASE p.privacy_unit WHEN 'person' THEN 'Use dp_stream.observation(partition, period, value, person).'
-                        ELSE 'Use dp_stream.observation(partition, period, value).' END;
-  END IF;
-
-  -- partitions seen for the first time start where the publication's
-  -- partitions started (at `period` for the first ones): the periods they
-  -- missed were published for the others, and they had no data in them.
-  -- So every partition's stream has the same steps, and a view over the
-  -- publication's axis draws exactly the releases publish made.
-  start := coalesce((SELECT min(s.first_period) FROM dp_stream.streams AS s
-                     WHERE s.publication = p.name), publish.period);
-  WITH created AS (
-    INSERT INTO dp_stream.streams AS t (name, statistic, mechanism, lower, upper, first_period,
-                                        period_length, counter, statistic_state, stream_id,
-                                        publication, partition)
-    SELECT p.name || '/' || n.partition, p.statistic, p.mechanism, p.lower, p.upper, start,
-           p.period_length,
-           CASE WHEN p.statistic = 'count' THEN dp_stream.bind_stream(
-                  @extschema@.dp_counter_new(@extschema@.dp_publication(p.name, n.partition), true), n.id) END,
-           CASE WHEN p.statistic <> 'count' THEN dp_stream.bind_stream(
-                  @extschema@.dp_statistic_new(CASE p.statistic WHEN 'summary' THEN 'variance' ELSE p.statistic END,
-                                               p.lower, p.upper,
-                                               @extschema@.dp_publication(p.name, n.partition), true), n.id) END,
-           n.id, p.name, n.partition
-    FROM (SELECT d.partition, dp_stream.random_id() AS id
-          FROM (SELECT DISTINCT o.partition FROM unnest(publish.observations) AS o
-                WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
-                                  WHERE s.publication = p.name AND s.partition = o.partition)) AS d) AS n
-    ON CONFLICT DO NOTHING
-    RETURNING t.name
-  )
-  SELECT coalesce(array_agg(c.name), '{}') INTO new_names FROM created AS c;
-  result.new_partitions := pg_catalog.cardinality(new_names);
-  -- The planner knows a publication's partitions from the table's
-  -- statistics, which do not have the new ones yet: it would take 10,000
-  -- new partitions for 1, and join them with the observations by a nested
-  -- loop, n^2 comparisons (17 s instead of 1 s).  Many new partitions are
-  -- counted now; the lock this takes (until the transaction ends) only
-  -- waits for another ANALYZE or VACUUM of the catalog.
-  IF result.new_partitions >= 100 THEN
-    ANALYZE dp_stream.streams;
-  END IF;
-  -- every partition, new or not, takes its data from here: a stream of the
-  -- same name made by create_stream would have kept a new one out
-  SELECT o.partition INTO bad FROM unnest(publish.observations) AS o
-  WHERE NOT EXISTS (SELECT 1 FROM dp_stream.streams AS s
-                    WHERE s.publication = p.name AND s.partition = o.partition)
-  LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'partition "%" of publication "%" cannot be created', bad.partition, p.name
-      USING ERRCODE = 'duplicate_object',
-            DETAIL = format('A managed stream named "%s/%s" exists and is not this partition.', p.name, bad.partition);
-  END IF;
-
-  -- one row lock per partition, in a fixed order (no deadlock between two
-  -- publishes); each partition's periods are released once, by whoever
-  -- locks it first
-  PERFORM 1 FROM dp_stream.streams AS s WHERE s.publication = p.name ORDER BY s.name FOR UPDATE;
-
-  -- partitions behind `period`: refused, or filled without data
-  SELECT count(*), min(s.first_period + s.period_length * s.steps) INTO missing, oldest
-  FROM dp_stream.streams AS s
-  WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps < publish.period
-    AND s.name <> ALL (new_names);
-  IF missing > 0 AND NOT publish.fill_missing THEN
-    RAISE EXCEPTION 'publication "%" has % partitions with periods before % not yet released',
-                    p.name, missing, publish.period
-      USING ERRCODE = 'object_not_in_prerequisite_state',
-            DETAIL = format('The oldest is %s.', oldest),
-            HINT = format('Catch up: publish from %s with the data of every missing period (through => %s), or pass fill_missing => true to release them without data (marked filled_without_data).',
-                          oldest, publish.period);
-  END IF;
-
-  -- late observations are counted and dropped; person level keeps each
-  -- person's first contributions up to k, across partitions and calls
-  WITH o AS (
-    SELECT x.*
-    FROM unnest(publish.observations) AS x
-    JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
-    WHERE x.period >= s.first_period + s.period_length * s.steps
-  )
-  SELECT count(*) INTO done FROM o;
-  result.late_observations := pg_catalog.cardinality(publish.observations) - done;
-  IF p.privacy_unit = 'person' THEN
-    WITH o AS (
-      SELECT x.*, dp_stream.person_tag(p.name, x.person) AS tag
-      FROM unnest(publish.observations) AS x
-      JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
-      WHERE x.period >= s.first_period + s.period_length * s.steps
-    ), ranked AS (
-      SELECT o.*, row_number() OVER (PARTITION BY o.tag
-                                     ORDER BY o.period, o.partition, o.value) AS nth,
-             coalesce(c.used, 0) AS used
-      FROM o LEFT JOIN dp_stream.contributions AS c ON c.publication = p.name AND c.person = o.tag
-    ), counted AS (
-      INSERT INTO dp_stream.contributions AS c (publication, person, used)
-      SELECT p.name, r.tag, count(*) FROM ranked AS r WHERE r.used + r.nth <= p.contributions
-      GROUP BY r.tag
-      ON CONFLICT (publication, person) DO UPDATE SET used = c.used + excluded.used
-    )
-    SELECT array_agg(ROW(r.partition, r.period,
-                         CASE WHEN p.statistic = 'count' THEN least(greatest(r.value, 0), 1) ELSE r.value END,
-                         NULL)::dp_stream.observation)
-      INTO kept
-    FROM ranked AS r WHERE r.used + r.nth <= p.contributions;
-  ELSE
-    SELECT array_agg(x) INTO kept
-    FROM unnest(publish.observations) AS x
-    JOIN dp_stream.streams AS s ON s.publication = p.name AND s.partition = x.partition
-    WHERE x.period >= s.first_period + s.period_length * s.steps;
-  END IF;
-  kept := coalesce(kept, '{}');
-
-  -- a statistic other than a count or a sum takes one observation per
-  -- partition and period
-  IF p.statistic NOT IN ('count', 'sum') THEN
-    SELECT x.partition, x.period, count(*) AS n INTO bad
-    FROM unnest(kept) AS x GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'publication "%" takes one observation per partition and period', p.name
-        USING ERRCODE = 'cardinality_violation',
-              DETAIL = format('Partition %s has %s observations for %s.', bad.partition, bad.n, bad.period);
-    END IF;
-  END IF;
-
-  -- period by period, every partition due at that period, in one statement
-  SELECT min(dp_stream.period_index(p.first_period, p.period_length,
-                                    s.first_period + s.period_length * s.steps))
-    INTO k_first
-  FROM dp_stream.streams AS s WHERE s.publication = p.name;
-  result.periods := 0;
-  result.releases := 0;
-  result.filled_without_data := 0;
-  k := least(k_first, k_from);
-  WHILE k <= k_through LOOP
-    at := p.first_period + p.period_length * k;
-    -- the partitions with data, found through their (publication,
-    -- partition) index whatever the planner thinks the array holds ...
-    WITH pushed AS (
-      UPDATE dp_stream.streams AS s
-         SET steps = s.steps + 1,
-             counter = CASE WHEN s.statistic = 'count'
-                            THEN @extschema@.dp_push(s.counter, coalesce(d.value, 0::float8)) END,
-             statistic_state = CASE WHEN s.statistic <> 'count'
-                                    THEN @extschema@.dp_push(s.statistic_state, d.value) END
-        FROM (SELECT x.partition, sum(x.value) AS value
-              FROM unnest(kept) AS x WHERE x.period = at GROUP BY x.partition) AS d
-       WHERE s.publication = p.name AND s.partition = d.partition
-         AND s.first_period + s.period_length * s.steps = at
-      RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
-    )
-    INSERT INTO dp_stream.releases (stream, step, period, estimate, error_bound, summary,
-                                    filled_without_data)
-    SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary, false
-    FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r;
-    GET DIAGNOSTICS done = ROW_COUNT;
-    -- ... then every other partition due at this period, without data:
-    -- marked when the period is before the call's (fill_missing), unless
-    -- the partition is new (the period was published for the others, and
-    -- it had no data in it)
-    WITH pushed AS (
-      UPDATE dp_stream.streams AS s
-         SET steps = s.steps + 1,
-             counter = CASE WHEN s.statistic = 'count' THEN @extschema@.dp_push(s.counter, 0::float8) END,
-             statistic_state = CASE WHEN s.statistic <> 'count'
-                                    THEN @extschema@.dp_push(s.statistic_state, NULL::float8) END
-       WHERE s.publication = p.name AND s.first_period + s.period_length * s.steps = at
-      RETURNING s.name, s.steps, s.statistic, s.counter, s.statistic_state
-    ), written AS (
-      INSERT INTO dp_stream.releases AS x (stream, step, period, estimate, error_bound, summary,
-                                           filled_without_data)
-      SELECT u.name, u.steps, at, r.estimate, r.error_bound, r.summary,
-             k < k_from AND u.name <> ALL (new_names)
-      FROM pushed AS u, LATERAL dp_stream.release_values(u.statistic, u.counter, u.statistic_state) AS r
-      RETURNING x.filled_without_data
-    )
-    SELECT count(*), count(*) FILTER (WHERE w.filled_without_data) INTO missing, filled
-    FROM written AS w;
-    done := done + missing;
-    result.filled_without_data := result.filled_without_data + filled;
-    IF done > 0 THEN
-      result.periods := result.periods + 1;
-      result.releases := result.releases + done;
-    END IF;
-    k := k + 1;
-  END LOOP;
-  SELECT count(*) INTO result.partitions FROM dp_stream.streams AS s WHERE s.publication = p.name;
-  IF result.filled_without_data > 0 THEN
-    RAISE WARNING 'publication "%": % made without data', p.name,
-                  result.filled_without_data
-                  || CASE WHEN result.filled_without_data = 1 THEN ' release' ELSE ' releases' END
-      USING DETAIL = 'They are marked filled_without_data in dp_stream.releases.';
-  END IF;
-  RETURN result;
-END $$;
-COMMENT ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean) IS
-    'releases periods of every partition of a publication, each once, from observations of those periods';
-
--- The list of streams shows which are partitions of a publication.
-CREATE OR REPLACE VIEW dp_stream.stream_list AS
-  SELECT name, statistic, mechanism, lower, upper, first_period, period_length, steps,
-         first_period + period_length * steps AS next_period, created_at, created_by,
-         publication, partition
-  FROM dp_stream.streams;
-
--- What readers see of publications: every partition's releases.
-CREATE VIEW dp_stream.publication_releases AS
-  SELECT s.publication, s.partition, r.step, r.period, r.estimate, r.error_bound, r.summary,
-         r.filled_without_data, r.released_at
-  FROM dp_stream.releases AS r JOIN dp_stream.streams AS s ON s.name = r.stream
-  WHERE s.publication IS NOT NULL;
-COMMENT ON VIEW dp_stream.publication_releases IS
-    'the releases of the partitions of managed publications';
-
--- The publications with what they cost: one charge each, whatever the
--- number of partitions.
-CREATE VIEW dp_stream.publication_list AS
-  SELECT p.name, p.statistic, p.mechanism, p.lower, p.upper, p.partition_by, p.privacy_unit,
-         p.contributions, p.truncation, p.partitions_per_person, p.dataset, p.epsilon, p.charge,
-         (SELECT count(*) FROM dp_stream.streams AS s WHERE s.publication = p.name) AS partitions,
-         (SELECT max(s.first_period + s.period_length * s.steps) FROM dp_stream.streams AS s
-          WHERE s.publication = p.name) AS next_period,
-         p.used_by, p.created_at, p.created_by
-  FROM dp_stream.publications AS p;
-COMMENT ON VIEW dp_stream.publication_list IS
-    'every publication: what it publishes, its privacy unit, its one charge and its managed partitions';
-
--- spending as in 0.6.0, and for a publication's charge its name, privacy
--- unit and partitions (the managed ones; NULL for others' charges).
-CREATE OR REPLACE VIEW dp_stream.spending AS
-  SELECT c.dataset, c.epsilon, c.purpose, c.charged_by, c.charged_at,
-         b.total_epsilon - sum(c.epsilon) OVER (PARTITION BY c.dataset ORDER BY c.id)
-           AS remaining_after,
-         l.name AS publication, l.privacy_unit, l.partitions
-  FROM dp_stream.charges c JOIN dp_stream.budgets b USING (dataset)
-  LEFT JOIN dp_stream.publication_list AS l ON l.charge = c.id;
-
-GRANT SELECT ON dp_stream.publication_releases TO dp_stream_reader, dp_stream_admin;
-GRANT SELECT ON dp_stream.publication_list, dp_stream.publications TO dp_stream_admin;
-GRANT EXECUTE ON FUNCTION
-    dp_stream.create_publication(text, text, @extschema@.dp_mechanism, float8, float8, text, text, bigint,
-                                 text, bigint, text, regrole, timestamp, interval, boolean),
-    dp_stream.register_publication(text, @extschema@.dp_mechanism, regrole, text, float8, float8, boolean,
-                                   text, text, text, bigint, text, bigint, timestamp, interval, text),
-    dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean),
-    dp_stream.advance(text, dp_stream.observation[])
-    TO dp_stream_admin;
-REVOKE ALL ON FUNCTION dp_stream.create_publication(text, text, @extschema@.dp_mechanism, float8, float8,
-    text, text, bigint, text, bigint, text, regrole, timestamp, interval, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean)
-    FROM PUBLIC;
-REVOKE ALL ON FUNCTION dp_stream.advance(text, dp_stream.observation[]) FROM PUBLIC;
-
--- ----- Fixes from the attacks on publications (sql/publication_attacks.sql) -----
-
--- Fix 1: only members of a publication's role publish it.  publish runs as
--- the extension's owner, who may draw under every key, and a partition's
--- noise is the noise dp_publication gives the used_by role over the same
--- data (managed and view-form releases agree).  An administrator outside
--- that role, refused by dp_publication (42704), could otherwise publish
--- data of its choosing, read the releases and roll back: one guess of a
--- period's data tested per call against that role's published view.  (The
--- rule 0.12.0 kept for create_stream, which refuses keyed mechanisms for
--- this reason.)  A trigger, so that it holds for every path that writes a
--- partition: the session user must be a member of used_by, as
--- register_key requires; a reseal (steps unchanged) is not checked.
-CREATE FUNCTION dp_stream.publication_writer_check() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'dp_publication_writer_check' LANGUAGE C;
-REVOKE ALL ON FUNCTION dp_stream.publication_writer_check() FROM PUBLIC;
-COMMENT ON FUNCTION dp_stream.publication_writer_check() IS
-    'internal trigger: a publication''s partitions are written only in a session of a member of its used_by role';
-CREATE TRIGGER streams_partition_created BEFORE INSERT ON dp_stream.streams
-    FOR EACH ROW WHEN (NEW.publication IS NOT NULL)
-    EXECUTE FUNCTION dp_stream.publication_writer_check();
-CREATE TRIGGER streams_partition_advanced BEFORE UPDATE ON dp_stream.streams
-    FOR EACH ROW WHEN (NEW.publication IS NOT NULL AND NEW.steps IS DISTINCT FROM OLD.steps)
-    EXECUTE FUNCTION dp_stream.publication_writer_check();
-
--- Fix 2: a publication's mechanism protects its privacy unit.
--- register_publication is executable by administrators (create_publication
--- calls it as the caller) and took the mechanism as given: called directly
--- with a plain mechanism and privacy_unit => 'person', contributions => 50,
--- it registered a publication charged epsilon whose releases are
--- 50 epsilon-DP for a person (publish keeps 50 contributions of each).
--- Every row must carry the person-level mechanism of its k, and an
--- event-level one none.
-CREATE FUNCTION dp_stream.check_publication_mechanism() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  units bigint := pg_catalog.substring(NEW.mechanism::text, ',contributions=([0-9]+)')::bigint;
-BEGIN
-  IF units IS DISTINCT FROM NEW.contributions
-     OR @extschema@.dp_key_of(NEW.mechanism) IS DISTINCT FROM NEW.name THEN
-    RAISE EXCEPTION 'the mechanism of publication "%" does not match its privacy unit', NEW.name
-      USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('The privacy unit is %s%s; the mechanism is %s.', NEW.privacy_unit,
-                            CASE WHEN NEW.contributions IS NOT NULL
-                                 THEN format(' with %s contributions', NEW.contributions) ELSE '' END,
-                            NEW.mechanism),
-            HINT = 'Register publications with dp_stream.create_publication and the plain mechanism: it applies dp_person_level itself.';
-  END IF;
-  RETURN NEW;
-END $$;
-REVOKE ALL ON FUNCTION dp_stream.check_publication_mechanism() FROM PUBLIC;
-COMMENT ON FUNCTION dp_stream.check_publication_mechanism() IS
-    'internal trigger: a publication''s mechanism is person-level with its k exactly when its privacy unit is a person';
-CREATE TRIGGER publications_mechanism_check BEFORE INSERT ON dp_stream.publications
-    FOR EACH ROW EXECUTE FUNCTION dp_stream.check_publication_mechanism();
-
--- Fix 3: publish's call dp_publication(name, partition), with a text
--- partition, could not be hijacked.  dp_publication takes anycompatible, and
--- PostgreSQL prefers an exact match: a database owner who is not a
--- superuser (public belongs to pg_database_owner) could create
--- public.dp_publication(text, text), and publish, running as the
--- extension's owner, called it with a superuser's rights.  The extension
--- now owns that exact signature itself (same C function), so it cannot be
--- created by anyone else; other partition types keep the polymorphic form.
-CREATE FUNCTION @extschema@.dp_publication(name text, partition text)
-    RETURNS @extschema@.dp_mechanism
-    AS 'MODULE_PATHNAME', 'dp_publication_option' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
-    'the keyed mechanism of a registered publication for one partition given as text';
-
--- ----- Fixes from the review of publications (sql/publication_review.sql) -----
-
--- Fix 4 (review, sql/publication_review.sql section 1): a partition starts
--- at the publication's first period.  publish started new partitions
--- "where the publication's partitions started", which for the first ones
--- was the first call's period: a first publish after first_period (the
--- job's first night two days after the registration) released nothing for
--- the periods before, marked nothing and refused nothing, and every
--- partition's steps were shifted against the view form over the
--- publication's axis, whose releases then drew other noise: a reader of
--- both forms held two independent noisy versions of each release.  Two
--- first publishes at once, for different periods, gave partitions
--- different starts the same way (test/isolation/specs/publications.spec).
--- Now new partitions start at first_period, and the periods before the
--- call's that no partition has released are missing, for new partitions
--- too: refused (55000) unless fill_missing, which marks them.  The
--- periods before the call's are released for the partitions behind only,
--- found by name (a new partition goes back to first_period).
--- publish, replaced here, also carries fix 6 (a session outside used_by
--- is refused first; see its comment in the body).
-CREATE OR REPLACE FUNCTION dp_stream.publish(publication text, period timestamp,
                                   observations dp_stream.observation[],
                                   through timestamp DEFAULT NULL,
                                   fill_missing boolean DEFAULT false)
@@ -1336,6 +916,155 @@ BEGIN
   END IF;
   RETURN result;
 END $$;
+COMMENT ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean) IS
+    'releases periods of every partition of a publication, each once, from observations of those periods';
+
+-- The list of streams shows which are partitions of a publication.
+CREATE OR REPLACE VIEW dp_stream.stream_list AS
+  SELECT name, statistic, mechanism, lower, upper, first_period, period_length, steps,
+         first_period + period_length * steps AS next_period, created_at, created_by,
+         publication, partition
+  FROM dp_stream.streams;
+
+-- What readers see of publications: every partition's releases.
+CREATE VIEW dp_stream.publication_releases AS
+  SELECT s.publication, s.partition, r.step, r.period, r.estimate, r.error_bound, r.summary,
+         r.filled_without_data, r.released_at
+  FROM dp_stream.releases AS r JOIN dp_stream.streams AS s ON s.name = r.stream
+  WHERE s.publication IS NOT NULL;
+COMMENT ON VIEW dp_stream.publication_releases IS
+    'the releases of the partitions of managed publications';
+
+-- The publications with what they cost: one charge each, whatever the
+-- number of partitions.
+CREATE VIEW dp_stream.publication_list AS
+  SELECT p.name, p.statistic, p.mechanism, p.lower, p.upper, p.partition_by, p.privacy_unit,
+         p.contributions, p.truncation, p.partitions_per_person, p.dataset, p.epsilon, p.charge,
+         (SELECT count(*) FROM dp_stream.streams AS s WHERE s.publication = p.name) AS partitions,
+         (SELECT max(s.first_period + s.period_length * s.steps) FROM dp_stream.streams AS s
+          WHERE s.publication = p.name) AS next_period,
+         p.used_by, p.created_at, p.created_by
+  FROM dp_stream.publications AS p;
+COMMENT ON VIEW dp_stream.publication_list IS
+    'every publication: what it publishes, its privacy unit, its one charge and its managed partitions';
+
+-- spending as in 0.6.0, and for a publication's charge its name, privacy
+-- unit and partitions (the managed ones; NULL for others' charges).
+CREATE OR REPLACE VIEW dp_stream.spending AS
+  SELECT c.dataset, c.epsilon, c.purpose, c.charged_by, c.charged_at,
+         b.total_epsilon - sum(c.epsilon) OVER (PARTITION BY c.dataset ORDER BY c.id)
+           AS remaining_after,
+         l.name AS publication, l.privacy_unit, l.partitions
+  FROM dp_stream.charges c JOIN dp_stream.budgets b USING (dataset)
+  LEFT JOIN dp_stream.publication_list AS l ON l.charge = c.id;
+
+GRANT SELECT ON dp_stream.publication_releases TO dp_stream_reader, dp_stream_admin;
+GRANT SELECT ON dp_stream.publication_list, dp_stream.publications TO dp_stream_admin;
+GRANT EXECUTE ON FUNCTION
+    dp_stream.create_publication(text, text, @extschema@.dp_mechanism, float8, float8, text, text, bigint,
+                                 text, bigint, text, regrole, timestamp, interval, boolean),
+    dp_stream.register_publication(text, @extschema@.dp_mechanism, regrole, text, float8, float8, boolean,
+                                   text, text, text, bigint, text, bigint, timestamp, interval, text),
+    dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean),
+    dp_stream.advance(text, dp_stream.observation[])
+    TO dp_stream_admin;
+REVOKE ALL ON FUNCTION dp_stream.create_publication(text, text, @extschema@.dp_mechanism, float8, float8,
+    text, text, bigint, text, bigint, text, regrole, timestamp, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.publish(text, timestamp, dp_stream.observation[], timestamp, boolean)
+    FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.advance(text, dp_stream.observation[]) FROM PUBLIC;
+
+-- ----- Fixes from the attacks on publications (sql/publication_attacks.sql) -----
+
+-- Fix 1: only members of a publication's role publish it.  publish runs as
+-- the extension's owner, who may draw under every key, and a partition's
+-- noise is the noise dp_publication gives the used_by role over the same
+-- data (managed and view-form releases agree).  An administrator outside
+-- that role, refused by dp_publication (42704), could otherwise publish
+-- data of its choosing, read the releases and roll back: one guess of a
+-- period's data tested per call against that role's published view.  (The
+-- rule 0.12.0 kept for create_stream, which refuses keyed mechanisms for
+-- this reason.)  A trigger, so that it holds for every path that writes a
+-- partition: the session user must be a member of used_by, as
+-- register_key requires; a reseal (steps unchanged) is not checked.
+CREATE FUNCTION dp_stream.publication_writer_check() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'dp_publication_writer_check' LANGUAGE C;
+REVOKE ALL ON FUNCTION dp_stream.publication_writer_check() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.publication_writer_check() IS
+    'internal trigger: a publication''s partitions are written only in a session of a member of its used_by role';
+CREATE TRIGGER streams_partition_created BEFORE INSERT ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NOT NULL)
+    EXECUTE FUNCTION dp_stream.publication_writer_check();
+CREATE TRIGGER streams_partition_advanced BEFORE UPDATE ON dp_stream.streams
+    FOR EACH ROW WHEN (NEW.publication IS NOT NULL AND NEW.steps IS DISTINCT FROM OLD.steps)
+    EXECUTE FUNCTION dp_stream.publication_writer_check();
+
+-- Fix 2: a publication's mechanism protects its privacy unit.
+-- register_publication is executable by administrators (create_publication
+-- calls it as the caller) and took the mechanism as given: called directly
+-- with a plain mechanism and privacy_unit => 'person', contributions => 50,
+-- it registered a publication charged epsilon whose releases are
+-- 50 epsilon-DP for a person (publish keeps 50 contributions of each).
+-- Every row must carry the person-level mechanism of its k, and an
+-- event-level one none.
+CREATE FUNCTION dp_stream.check_publication_mechanism() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  units bigint := pg_catalog.substring(NEW.mechanism::text, ',contributions=([0-9]+)')::bigint;
+BEGIN
+  IF units IS DISTINCT FROM NEW.contributions
+     OR @extschema@.dp_key_of(NEW.mechanism) IS DISTINCT FROM NEW.name THEN
+    RAISE EXCEPTION 'the mechanism of publication "%" does not match its privacy unit', NEW.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('The privacy unit is %s%s; the mechanism is %s.', NEW.privacy_unit,
+                            CASE WHEN NEW.contributions IS NOT NULL
+                                 THEN format(' with %s contributions', NEW.contributions) ELSE '' END,
+                            NEW.mechanism),
+            HINT = 'Register publications with dp_stream.create_publication and the plain mechanism: it applies dp_person_level itself.';
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.check_publication_mechanism() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_publication_mechanism() IS
+    'internal trigger: a publication''s mechanism is person-level with its k exactly when its privacy unit is a person';
+CREATE TRIGGER publications_mechanism_check BEFORE INSERT ON dp_stream.publications
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.check_publication_mechanism();
+
+-- Fix 3: publish's call dp_publication(name, partition), with a text
+-- partition, could not be hijacked.  dp_publication takes anycompatible, and
+-- PostgreSQL prefers an exact match: a database owner who is not a
+-- superuser (public belongs to pg_database_owner) could create
+-- public.dp_publication(text, text), and publish, running as the
+-- extension's owner, called it with a superuser's rights.  The extension
+-- now owns that exact signature itself (same C function), so it cannot be
+-- created by anyone else; other partition types keep the polymorphic form.
+CREATE FUNCTION @extschema@.dp_publication(name text, partition text)
+    RETURNS @extschema@.dp_mechanism
+    AS 'MODULE_PATHNAME', 'dp_publication_option' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.dp_publication(text, text) IS
+    'the keyed mechanism of a registered publication for one partition given as text';
+
+-- ----- Fixes from the review of publications (sql/publication_review.sql) -----
+
+-- Fix 4 (review, sql/publication_review.sql section 1): a partition starts
+-- at the publication's first period.  publish started new partitions
+-- "where the publication's partitions started", which for the first ones
+-- was the first call's period: a first publish after first_period (the
+-- job's first night two days after the registration) released nothing for
+-- the periods before, marked nothing and refused nothing, and every
+-- partition's steps were shifted against the view form over the
+-- publication's axis, whose releases then drew other noise: a reader of
+-- both forms held two independent noisy versions of each release.  Two
+-- first publishes at once, for different periods, gave partitions
+-- different starts the same way (test/isolation/specs/publications.spec).
+-- Now new partitions start at first_period, and the periods before the
+-- call's that no partition has released are missing, for new partitions
+-- too: refused (55000) unless fill_missing, which marks them.  The
+-- periods before the call's are released for the partitions behind only,
+-- found by name (a new partition goes back to first_period).
+-- publish (defined above, with these fixes) also carries fix 6 (a session
+-- outside used_by is refused first; see its comment in the body).
 
 -- Fix 5 (review, sql/publication_review.sql section 2): no stream outside
 -- a publication takes a partition's name.  A partition of publication P
