@@ -32,7 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cluster.sh
 
-planned=31
+planned=32
 echo "1..$planned"
 . test/tap.sh
 bail() { echo "Bail out! $1"; exit 1; }
