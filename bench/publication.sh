@@ -51,10 +51,7 @@ SELECT meter, day, avg(kwh) OVER w AS a, var_samp(kwh) OVER w AS v
 FROM readings WINDOW w AS (PARTITION BY meter ORDER BY day);
 SQL
 
-run_ms() {
-  psql -X -At -c '\timing on' -c "$1" | grep -o '^Time: [0-9.]*' | tail -1 | awk '{print $2}'
-}
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+. bench/timing.sh
 digest() { psql -X -At -c "SELECT md5(string_agg(s::text, ',' ORDER BY meter, day)) FROM private_view"; }
 
 first=$(digest)

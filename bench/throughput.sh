@@ -30,23 +30,17 @@ CREATE INDEX ON many_streams (k, t);
 VACUUM ANALYZE;
 SQL
 
-# wall time in ms of the plain query (psql's \timing): EXPLAIN ANALYZE would
-# add a per-row cost to both sides and hide part of the gap
-run_ms() {
-  psql -X -At -c "SET max_parallel_workers_per_gather = 0" -c "SET enable_sort = off" \
-       -c "SET work_mem = '64MB'" -c '\timing on' -c "$1" |
-    grep -o '^Time: [0-9.]*' | tail -1 | awk '{print $2}'
-}
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+. bench/timing.sh
+# the plain query's wall time, with the same settings on both sides
+run_ms_plan() { run_ms "$1" "max_parallel_workers_per_gather = 0" "enable_sort = off" "work_mem = '64MB'"; }
 
 bench_pair() {
   local label=$1 plain=$2 private=$3 p d
   : >bench/out/plain.ms; : >bench/out/private.ms
-  run_ms "$plain" >/dev/null; run_ms "$private" >/dev/null   # warm the cache
+  run_ms_plan "$plain" >/dev/null; run_ms_plan "$private" >/dev/null   # warm the cache
   for i in $(seq "$reps"); do
-    run_ms "$plain" >>bench/out/plain.ms
-    run_ms "$private" >>bench/out/private.ms
+    run_ms_plan "$plain" >>bench/out/plain.ms
+    run_ms_plan "$private" >>bench/out/private.ms
   done
   p=$(median <bench/out/plain.ms); d=$(median <bench/out/private.ms)
   printf '%-40s %12.0f %12.0f %8.3f\n' "$label" "$p" "$d" "$(echo "$d / $p" | bc -l)"
