@@ -984,20 +984,10 @@ REVOKE ALL ON FUNCTION dp_stream.advance(text, dp_stream.observation[]) FROM PUB
 -- data of its choosing, read the releases and roll back: one guess of a
 -- period's data tested per call against that role's published view.  (The
 -- rule 0.12.0 kept for create_stream, which refuses keyed mechanisms for
--- this reason.)  A trigger, so that it holds for every path that writes a
--- partition: the session user must be a member of used_by, as
--- register_key requires; a reseal (steps unchanged) is not checked.
-CREATE FUNCTION dp_stream.publication_writer_check() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'dp_publication_writer_check' LANGUAGE C;
-REVOKE ALL ON FUNCTION dp_stream.publication_writer_check() FROM PUBLIC;
-COMMENT ON FUNCTION dp_stream.publication_writer_check() IS
-    'internal trigger: a publication''s partitions are written only in a session of a member of its used_by role';
-CREATE TRIGGER streams_partition_created BEFORE INSERT ON dp_stream.streams
-    FOR EACH ROW WHEN (NEW.publication IS NOT NULL)
-    EXECUTE FUNCTION dp_stream.publication_writer_check();
-CREATE TRIGGER streams_partition_advanced BEFORE UPDATE ON dp_stream.streams
-    FOR EACH ROW WHEN (NEW.publication IS NOT NULL AND NEW.steps IS DISTINCT FROM OLD.steps)
-    EXECUTE FUNCTION dp_stream.publication_writer_check();
+-- this reason.)  publish checks it first (see its body): the session user
+-- must be a member of used_by, as register_key requires.  publish is the
+-- only way to write a partition: advance refuses a partition's stream,
+-- create_stream cannot name a publication, and the catalog is the owner's.
 
 -- Fix 2: a publication's mechanism protects its privacy unit.
 -- register_publication is executable by administrators (create_publication

@@ -19,14 +19,4 @@
 #define DP_NORETURN pg_attribute_noreturn()
 #endif
 
-/*
- * The local transaction id of this backend's current transaction (with
- * storage/proc.h): PostgreSQL 17 moved it into PGPROC's vxid.
- */
-#if PG_VERSION_NUM >= 170000
-#define DP_MY_LOCAL_XID() (MyProc->vxid.lxid)
-#else
-#define DP_MY_LOCAL_XID() (MyProc->lxid)
-#endif
-
 #endif							/* DP_COMPAT_H */

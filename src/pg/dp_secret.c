@@ -47,11 +47,9 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/extension.h"
-#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
@@ -727,94 +725,6 @@ dp_publication_registered(const char *name)
 						 "dp_stream.create_publication(..., used_by => role); other roles "
 						 "read what the publication's role published.")));
 	return found;
-}
-
-PG_FUNCTION_INFO_V1(dp_publication_writer_check);
-
-/*
- * BEFORE INSERT OR UPDATE trigger on dp_stream.streams (0.13.0, attack
- * fix): a partition of a publication is written -- created or advanced by
- * dp_stream.publish -- only in a session whose user is a member of the
- * publication's used_by role (or a superuser).  publish runs as the
- * extension's owner, who may draw under every key, and a partition's noise
- * is the noise dp_publication gives the used_by role over the same data.
- * Without this, any administrator could publish data of its choosing,
- * read the releases and roll back, and so test guesses about the data
- * behind that role's releases (its views included): what dp_publication
- * refuses it with 42704.  The session user is checked, as
- * dp_stream.register_key checks it, since it is the one role a SECURITY
- * DEFINER function does not change.  The verdict is kept for the rest of
- * the statement: publish writes thousands of partitions of one publication
- * in one statement.
- */
-Datum
-dp_publication_writer_check(PG_FUNCTION_ARGS)
-{
-	static LocalTransactionId checked_transaction = InvalidLocalTransactionId;
-	static CommandId checked_command = InvalidCommandId;
-	static Oid	checked_user = InvalidOid;
-	static char checked_name[NAMEDATALEN];
-	TriggerData *trigger = (TriggerData *) fcinfo->context;
-	HeapTuple	tuple;
-	TupleDesc	descriptor;
-	int			column;
-	bool		isnull;
-	Datum		value;
-	char	   *name;
-	Oid			used_by = InvalidOid;
-	Oid			session_user = GetSessionUserId();
-	CommandId	command = GetCurrentCommandId(false);
-
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigger->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(trigger->tg_event) ||
-		!(TRIGGER_FIRED_BY_INSERT(trigger->tg_event) ||
-		  TRIGGER_FIRED_BY_UPDATE(trigger->tg_event)))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("dp_publication_writer_check must run as a row trigger before insert or update")));
-	tuple = TRIGGER_FIRED_BY_UPDATE(trigger->tg_event) ? trigger->tg_newtuple
-		: trigger->tg_trigtuple;
-	descriptor = RelationGetDescr(trigger->tg_relation);
-	column = SPI_fnumber(descriptor, "publication");
-	if (column <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("table %s has no column \"publication\"",
-						RelationGetRelationName(trigger->tg_relation))));
-	value = heap_getattr(tuple, column, descriptor, &isnull);
-	if (isnull)
-		return PointerGetDatum(tuple);
-	/* a superuser may act as any role (and restores publications' partitions) */
-	if (superuser_arg(session_user))
-		return PointerGetDatum(tuple);
-	name = TextDatumGetCString(value);
-	if (checked_transaction == DP_MY_LOCAL_XID() && checked_command == command &&
-		checked_user == session_user && strcmp(checked_name, name) == 0)
-	{
-		pfree(name);
-		return PointerGetDatum(tuple);
-	}
-	if (!find_publication(name, NULL, &used_by) || !is_member_of_role(session_user, used_by))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("publication \"%s\" is published only by members of its role", name),
-				 errdetail("Its partitions draw the noise dp_publication gives that role: "
-						   "whoever else published data of their choosing, even in a "
-						   "transaction rolled back, could test guesses about the data "
-						   "behind that role's releases."),
-				 errhint("Publish from a session logged in as a member of the publication's "
-						 "used_by role (dp_stream.publication_list), or create the "
-						 "publication with used_by => the publishing job's role.")));
-	/* a name too long for the buffer is simply not remembered */
-	if (strlen(name) < NAMEDATALEN)
-	{
-		strlcpy(checked_name, name, NAMEDATALEN);
-		checked_transaction = DP_MY_LOCAL_XID();
-		checked_command = command;
-		checked_user = session_user;
-	}
-	pfree(name);
-	return PointerGetDatum(tuple);
 }
 
 /*
