@@ -99,6 +99,14 @@ exercise_counter(const dp_mechanism *mechanism, const int16_t *values, int pushe
 	bool		consistent = (mechanism->flags & DP_FLAG_CONSISTENT) != 0;
 
 	fuzz_rng(&rng);
+	/* a count needs a stated step bound (0.14.0): refused, and nothing else to do */
+	if (!dp_mechanism_step_bound_stated(mechanism))
+	{
+		FUZZ_CHECK(dp_counter_start(counter, mechanism, &rng, &field) ==
+				   DP_ERROR_STEP_BOUND_UNSTATED);
+		free(counter);
+		return;
+	}
 	FUZZ_CHECK(dp_counter_start(counter, mechanism, &rng, &field) == DP_OK);
 	FUZZ_CHECK(dp_counter_size(&counter->mechanism) <= bytes);
 	for (int i = 0; i < pushes; i++)

@@ -183,7 +183,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 										   DP_HORIZON_MAX) + 1), confidence, wanted);
 		privacy_loss(&mechanism, position, age);
 		if (mechanism.kind == DP_MECHANISM_BLT)
-			blt(&mechanism, steps < 0 ? -(steps + 1) : steps);
+		{
+			/* the encoder's bounds take a stated step bound; planning reads none as 1 */
+			dp_mechanism per_unit = dp_mechanism_per_unit(&mechanism);
+
+			blt(&per_unit, steps < 0 ? -(steps + 1) : steps);
+		}
 		if (mechanism.flags & DP_FLAG_ZCDP)
 		{
 			double		epsilon = dp_zcdp_epsilon(mechanism.epsilon, delta);

@@ -455,6 +455,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(text);
 		return 0;
 	}
+	/* a count needs a stated step bound (0.14.0): a stream of values is counted with 1 */
+	if (!dp_mechanism_step_bound_stated(&mechanism))
+		mechanism.max_per_step = 1;
 
 	fuzz_rng(&rng);
 	rng.table_sampler = (options & OPTION_TABLES) != 0;
