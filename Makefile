@@ -36,6 +36,7 @@ REGRESS = binary_mechanism catalog managed_streams mechanisms planning privacy_u
           sealing security seed_setting statistics upgrade zcdp expiring sampler ledger
 REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
 REGRESS += publications publication_persons
+REGRESS += refusals
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read
