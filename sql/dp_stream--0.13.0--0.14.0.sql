@@ -148,7 +148,8 @@ BEGIN
 END $$;
 
 -- register_key as in 0.6.0, and: its permission error names the role to
--- grant.
+-- grant (on the lines of the old RAISE, so that the line numbers in the
+-- CONTEXT of its other errors stay as they were).
 CREATE OR REPLACE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text,
                                        used_by regrole, computes text)
 RETURNS @extschema@.dp_mechanism
@@ -163,11 +164,7 @@ BEGIN
   END IF;
   IF NOT pg_catalog.pg_has_role(session_user, used_by, 'MEMBER') THEN
     RAISE EXCEPTION 'a key can be registered only for a role one is a member of'
-      USING ERRCODE = 'insufficient_privilege',
-            DETAIL = format('Role %s is not a member of %s.', session_user, used_by),
-            HINT = format('Register the key for a role %s is a member of, or have a superuser '
-                          'run GRANT %s TO %s first.', session_user, used_by,
-                          pg_catalog.quote_ident(session_user));
+      USING ERRCODE = 'insufficient_privilege', DETAIL = format('Role %s is not a member of %s.', session_user, used_by), HINT = format('Register the key for a role %s is a member of, or have a superuser run GRANT %s TO %s first.', session_user, used_by, pg_catalog.quote_ident(session_user));
   END IF;
   keyed := @extschema@.dp_keyed(mechanism, key);
   INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, dataset)
