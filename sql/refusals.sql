@@ -56,11 +56,16 @@ WHERE NOT ((form LIKE 'window%' OR form LIKE '%grouped') AND source = 'no_readin
 ORDER BY form, filter;
 
 -- a call without FILTER beside a filtered one of the same aggregate: the
--- query is refused (the filtered call is), the plain call alone is not
+-- query is refused (the filtered call is), the plain call alone is not,
+-- nor beside a FILTER on an aggregate that is not dp_stream's
 SELECT refusal_of('SELECT dp_count(n, count_m) OVER w, dp_count(n, count_m) FILTER (WHERE meter = 1) OVER w
                    FROM readings, mechanisms WINDOW w AS (PARTITION BY meter ORDER BY day)') AS beside_filtered,
        refusal_of('SELECT dp_count(n, count_m) OVER w, dp_sum(kwh, 0, 5, statistic_m) OVER w
-                   FROM readings, mechanisms WINDOW w AS (PARTITION BY meter ORDER BY day)') AS without_filter;
+                   FROM readings, mechanisms WINDOW w AS (PARTITION BY meter ORDER BY day)') AS without_filter,
+       refusal_of('SELECT dp_count(n, count_m) OVER w, count(*) FILTER (WHERE n > 2) OVER w
+                   FROM readings, mechanisms WINDOW w AS (PARTITION BY meter ORDER BY day)') AS beside_filtered_count,
+       refusal_of('SELECT dp_count(n, count_m ORDER BY day), count(*) FILTER (WHERE n > 2)
+                   FROM readings, mechanisms GROUP BY meter') AS grouped_beside_filtered_count;
 
 -- what the refusal says
 SELECT dp_count(n, count_m) FILTER (WHERE n > 2) OVER (ORDER BY day)
