@@ -499,6 +499,151 @@ EXCEPTION WHEN unique_violation THEN
     USING ERRCODE = 'duplicate_object',
           HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
 END $$;
+-- Permission errors that name the role to grant.  PostgreSQL refuses a
+-- function its caller may not execute before any of the function's code
+-- runs, with "permission denied for function advance" and nothing on what
+-- to grant.  So each entry point granted to dp_stream_admin is moved,
+-- unchanged and with its privileges, to the schema dp_stream_private, and
+-- dp_stream keeps a thin wrapper of the same signature, executable by
+-- everyone: it checks the caller's privilege on the real function, raises
+-- the same error with a hint naming dp_stream_admin when it is missing,
+-- and calls it (whose own privilege check applies as before, so nothing is
+-- granted that was not).  A privilege granted on one function goes on
+-- dp_stream_private's.  A later script that replaces one of these
+-- functions replaces it in dp_stream_private; the wrapper stays.
+CREATE SCHEMA dp_stream_private;
+COMMENT ON SCHEMA dp_stream_private IS
+    'dp_stream: the administrative functions behind dp_stream''s wrappers, with their privileges (granted to dp_stream_admin)';
+GRANT USAGE ON SCHEMA dp_stream_private TO PUBLIC;
+
+CREATE FUNCTION dp_stream.require_admin(function regprocedure) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  name text := (SELECT p.proname FROM pg_catalog.pg_proc AS p WHERE p.oid = function);
+BEGIN
+  IF NOT pg_catalog.has_function_privilege(function, 'EXECUTE') THEN
+    RAISE EXCEPTION 'permission denied for function %', name
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = format('dp_stream.%s is for the administrators of dp_stream: a superuser grants it with GRANT dp_stream_admin TO %s.',
+                          name, pg_catalog.quote_ident(current_user));
+  END IF;
+END $$;
+COMMENT ON FUNCTION dp_stream.require_admin(regprocedure) IS
+    'internal: raises 42501, naming dp_stream_admin, unless the current role may execute the function';
+
+ALTER FUNCTION dp_stream.advance(text,dp_stream.observation[]) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.advance(text,timestamp without time zone,double precision) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.budget(text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.charge(text,double precision,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_budget(text,double precision) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_key(text,@extschema@.dp_mechanism,text,regrole,text,double precision,double precision,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_publication(text,text,@extschema@.dp_mechanism,double precision,double precision,text,text,bigint,text,bigint,text,regrole,timestamp without time zone,interval,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_stream(text,text,@extschema@.dp_mechanism,double precision,double precision,timestamp without time zone,interval,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.publish(text,timestamp without time zone,dp_stream.observation[],timestamp without time zone,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.register_key(text,@extschema@.dp_mechanism,text,regrole,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.register_publication(text,@extschema@.dp_mechanism,regrole,text,double precision,double precision,boolean,text,text,text,bigint,text,bigint,timestamp without time zone,interval,text) SET SCHEMA dp_stream_private;
+CREATE FUNCTION dp_stream.advance(name text, observations dp_stream.observation[])
+RETURNS dp_stream.advance_result
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, dp_stream.observation[])');
+  SELECT * FROM dp_stream_private.advance(name, observations);
+$$;
+
+CREATE FUNCTION dp_stream.advance(name text, period timestamp without time zone, value double precision)
+RETURNS dp_stream.releases
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, timestamp without time zone, double precision)');
+  SELECT * FROM dp_stream_private.advance(name, period, value);
+$$;
+
+CREATE FUNCTION dp_stream.budget(dataset text, OUT total_epsilon numeric, OUT spent_epsilon numeric, OUT remaining_epsilon numeric, OUT charges bigint)
+RETURNS record
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.budget(text)');
+  SELECT * FROM dp_stream_private.budget(dataset);
+$$;
+
+CREATE FUNCTION dp_stream.charge(dataset text, epsilon double precision, purpose text)
+RETURNS numeric
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.charge(text, double precision, text)');
+  SELECT * FROM dp_stream_private.charge(dataset, epsilon, purpose);
+$$;
+
+CREATE FUNCTION dp_stream.create_budget(dataset text, total_epsilon double precision)
+RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_budget(text, double precision)');
+  SELECT * FROM dp_stream_private.create_budget(dataset, total_epsilon);
+$$;
+
+CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism, dataset text DEFAULT NULL::text, used_by regrole DEFAULT NULL::regrole, statistic text DEFAULT 'count'::text, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_key(text, @extschema@.dp_mechanism, text, regrole, text, double precision, double precision, boolean)');
+  SELECT * FROM dp_stream_private.create_key(key, mechanism, dataset, used_by, statistic, lower, upper, integer_values);
+$$;
+
+CREATE FUNCTION dp_stream.create_publication(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, partition_by text DEFAULT 'partition'::text, privacy_unit text DEFAULT 'event'::text, contributions bigint DEFAULT NULL::bigint, truncation text DEFAULT NULL::text, partitions_per_person bigint DEFAULT NULL::bigint, dataset text DEFAULT NULL::text, used_by regrole DEFAULT NULL::regrole, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_publication(text, text, @extschema@.dp_mechanism, double precision, double precision, text, text, bigint, text, bigint, text, regrole, timestamp without time zone, interval, boolean)');
+  SELECT * FROM dp_stream_private.create_publication(name, statistic, mechanism, lower, upper, partition_by, privacy_unit, contributions, truncation, partitions_per_person, dataset, used_by, first_period, period_length, integer_values);
+$$;
+
+CREATE FUNCTION dp_stream.create_stream(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, dataset text DEFAULT NULL::text)
+RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_stream(text, text, @extschema@.dp_mechanism, double precision, double precision, timestamp without time zone, interval, text)');
+  SELECT * FROM dp_stream_private.create_stream(name, statistic, mechanism, lower, upper, first_period, period_length, dataset);
+$$;
+
+CREATE FUNCTION dp_stream.publish(publication text, period timestamp without time zone, observations dp_stream.observation[], through timestamp without time zone DEFAULT NULL::timestamp without time zone, fill_missing boolean DEFAULT false)
+RETURNS dp_stream.advance_result
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.publish(text, timestamp without time zone, dp_stream.observation[], timestamp without time zone, boolean)');
+  SELECT * FROM dp_stream_private.publish(publication, period, observations, through, fill_missing);
+$$;
+
+CREATE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, computes text)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.register_key(text, @extschema@.dp_mechanism, text, regrole, text)');
+  SELECT * FROM dp_stream_private.register_key(key, mechanism, dataset, used_by, computes);
+$$;
+
+CREATE FUNCTION dp_stream.register_publication(name text, mechanism @extschema@.dp_mechanism, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean, computes text, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, first_period timestamp without time zone, period_length interval, dataset text)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.register_publication(text, @extschema@.dp_mechanism, regrole, text, double precision, double precision, boolean, text, text, text, bigint, text, bigint, timestamp without time zone, interval, text)');
+  SELECT * FROM dp_stream_private.register_publication(name, mechanism, used_by, statistic, lower, upper, integer_values, computes, partition_by, privacy_unit, contributions, truncation, partitions_per_person, first_period, period_length, dataset);
+$$;
+
+-- each wrapper says what its function does
+DO $$
+DECLARE
+  f record;
+BEGIN
+  FOR f IN SELECT p.oid, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid) AS arguments
+           FROM pg_catalog.pg_proc AS p
+           WHERE p.pronamespace = 'dp_stream_private'::regnamespace
+  LOOP
+    EXECUTE format('COMMENT ON FUNCTION dp_stream.%I(%s) IS %L', f.proname, f.arguments,
+                   pg_catalog.obj_description(f.oid, 'pg_proc'));
+  END LOOP;
+END $$;
 -- ===== end of section: refusals =====
 
 -- ===== section: docs =====

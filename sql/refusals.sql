@@ -189,8 +189,16 @@ FROM mechanisms;
 SELECT step, period FROM dp_stream.advance('refusals_count', '2026-01-01', 3);
 SELECT step, period FROM dp_stream.advance('refusals_count', '2026-01-04 12:00', 3);
 
+-- a role outside dp_stream_admin is told which role to ask for
 CREATE ROLE refusals_admin LOGIN;
 CREATE ROLE refusals_job;
+SET ROLE refusals_admin;
+SELECT dp_stream.create_stream('refusals_other', 'count', 'hybrid(epsilon=1,max_per_step=1)');
+SELECT * FROM dp_stream.advance('refusals_count', '2026-01-02', 3);
+SELECT * FROM dp_stream.budget('refusals');
+RESET ROLE;
+-- a member of dp_stream_admin gets past the wrapper, and register_key's
+-- own check names the key's role to grant
 GRANT dp_stream_admin TO refusals_admin;
 SET SESSION AUTHORIZATION refusals_admin;
 SELECT dp_stream.register_key('refusals_key', 'hybrid(epsilon=1,max_per_step=1)', NULL, 'refusals_job', 'count');
