@@ -499,6 +499,7 @@ EXCEPTION WHEN unique_violation THEN
     USING ERRCODE = 'duplicate_object',
           HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
 END $$;
+
 -- Permission errors that name the role to grant.  PostgreSQL refuses a
 -- function its caller may not execute before any of the function's code
 -- runs, with "permission denied for function advance" and nothing on what
@@ -509,8 +510,9 @@ END $$;
 -- the same error with a hint naming dp_stream_admin when it is missing,
 -- and calls it (whose own privilege check applies as before, so nothing is
 -- granted that was not).  A privilege granted on one function goes on
--- dp_stream_private's.  A later script that replaces one of these
--- functions replaces it in dp_stream_private; the wrapper stays.
+-- dp_stream_private's.  A later script that changes one of these functions
+-- must replace dp_stream_private's: CREATE OR REPLACE of dp_stream's would
+-- replace the wrapper.
 CREATE SCHEMA dp_stream_private;
 COMMENT ON SCHEMA dp_stream_private IS
     'dp_stream: the administrative functions behind dp_stream''s wrappers, with their privileges (granted to dp_stream_admin)';
