@@ -331,6 +331,321 @@ END $$;
 -- ===== end of section: arguments =====
 
 -- ===== section: refusals =====
+-- Messages that say what to do (issue 25, "smaller"); the refusals of
+-- FILTER and of windows without ORDER BY are in the library.
+
+-- create_stream as in 0.12.0, and: "an average stream", not "a average
+-- stream", in the refusal of missing bounds.
+CREATE OR REPLACE FUNCTION dp_stream.create_stream(
+    name text,
+    statistic text,
+    mechanism @extschema@.dp_mechanism,
+    lower float8 DEFAULT NULL,
+    upper float8 DEFAULT NULL,
+    first_period timestamp DEFAULT date_trunc('day', localtimestamp),
+    period_length interval DEFAULT interval '1 day',
+    dataset text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  id bigint;
+BEGIN
+  IF name IS NULL OR statistic IS NULL OR mechanism IS NULL OR first_period IS NULL
+     OR period_length IS NULL THEN
+    RAISE EXCEPTION 'dp_stream.create_stream arguments must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF period_length <= interval '0' THEN
+    RAISE EXCEPTION 'period_length must be positive' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF @extschema@.dp_key_of(mechanism) IS NOT NULL THEN
+    RAISE EXCEPTION 'a managed stream takes no keyed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A managed stream releases each period once and draws its noise under a key of its own; advance runs as the extension''s owner, so a registered key would be usable by every administrator.',
+            HINT = 'Pass the mechanism without dp_keyed().';
+  END IF;
+  -- the id that ties the stream's state to this row (0 means none)
+  LOOP
+    id := dp_stream.random_id();
+    EXIT WHEN id <> 0;
+  END LOOP;
+  -- the state is repeatable (pan-private, content-keyed noise of its own),
+  -- bound to the extension's owner (this function's role) and to the id
+  IF statistic = 'count' THEN
+    IF lower IS NOT NULL OR upper IS NOT NULL THEN
+      RAISE EXCEPTION 'a count stream takes no bounds'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A count clamps each period into [0, max_per_step] of its mechanism.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, first_period, period_length,
+                                   counter, stream_id)
+    VALUES (name, statistic, mechanism, first_period, period_length,
+            dp_stream.bind_stream(@extschema@.dp_counter_new(mechanism, true), id), id);
+  ELSIF statistic IN ('sum', 'average', 'variance', 'summary') THEN
+    IF lower IS NULL OR upper IS NULL THEN
+      RAISE EXCEPTION '% stream needs lower and upper',
+                      CASE statistic WHEN 'average' THEN 'an average' ELSE 'a ' || statistic END
+        USING ERRCODE = 'null_value_not_allowed',
+              HINT = 'Pass the range every value is clamped into.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, lower, upper, first_period,
+                                   period_length, statistic_state, stream_id)
+    VALUES (name, statistic, mechanism, lower, upper, first_period, period_length,
+            dp_stream.bind_stream(
+              @extschema@.dp_statistic_new(CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END,
+                                           lower, upper, mechanism, true), id), id);
+  ELSE
+    RAISE EXCEPTION 'unknown statistic "%"', statistic
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use count, sum, average, variance or summary.';
+  END IF;
+  -- a stream spends its epsilon once, for all its periods: charged now
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(mechanism), format('stream %s', name));
+  END IF;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'stream "%" already exists', name USING ERRCODE = 'duplicate_object';
+END $$;
+
+-- advance as in 0.13.0, and: an off-grid period names the stream's next
+-- period (the one a call should ask for), not the grid point after the
+-- period asked for.
+CREATE OR REPLACE FUNCTION dp_stream.advance(name text, period timestamp, value float8)
+RETURNS dp_stream.releases
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s dp_stream.streams;
+  r dp_stream.releases;
+  next_period timestamp;
+  stream_next timestamp;
+  filled bigint := 0;
+BEGIN
+  IF name IS NULL OR period IS NULL THEN
+    RAISE EXCEPTION 'stream name and period must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  s := dp_stream.stream_for_advance(name);
+  -- exactly once: a released period is answered from the table
+  SELECT * INTO r FROM dp_stream.releases AS x WHERE x.stream = s.name AND x.period = advance.period;
+  IF FOUND THEN
+    RETURN r;
+  END IF;
+  -- a far-away period is refused before any work: one call fills at most
+  -- 1000 missing periods
+  IF period > s.first_period + s.period_length * (s.steps + 1000) THEN
+    RAISE EXCEPTION 'stream "%" would skip more than 1000 periods', s.name
+      USING ERRCODE = 'program_limit_exceeded',
+            DETAIL = format('The next period is %s; %s was asked for.',
+                            s.first_period + s.period_length * s.steps, period),
+            HINT = 'Catch up with dp_stream.advance(name, observations), or advance the missing periods in several calls.';
+  END IF;
+  stream_next := s.first_period + s.period_length * s.steps;
+  LOOP
+    next_period := s.first_period + s.period_length * s.steps;
+    EXIT WHEN next_period >= period;
+    s := dp_stream.push_period(s, next_period, NULL, true);
+    filled := filled + 1;
+  END LOOP;
+  IF next_period <> period THEN
+    RAISE EXCEPTION 'period % of stream "%" is not a period of the stream, or was passed without a release',
+                    period, s.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('Periods are %s + k * %s; the stream''s next period is %s.',
+                            s.first_period, s.period_length, stream_next);
+  END IF;
+  s := dp_stream.push_period(s, period, value, false);
+  UPDATE dp_stream.streams AS t SET steps = s.steps, counter = s.counter,
+         statistic_state = s.statistic_state
+  WHERE t.name = s.name;
+  IF filled > 0 THEN
+    RAISE WARNING 'stream "%": % before % released without data', s.name,
+                  filled || CASE WHEN filled = 1 THEN ' period' ELSE ' periods' END, period
+      USING DETAIL = 'They are marked filled_without_data in dp_stream.releases; a value passed for them later is not used.',
+            HINT = 'Catch up missed periods with their data in one call: dp_stream.advance(name, observations).';
+  END IF;
+  SELECT * INTO r FROM dp_stream.releases AS x WHERE x.stream = s.name AND x.step = s.steps;
+  RETURN r;
+END $$;
+
+-- register_key as in 0.6.0, and: its permission error names the role to
+-- grant (on the lines of the old RAISE, so that the line numbers in the
+-- CONTEXT of its other errors stay as they were).
+CREATE OR REPLACE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text,
+                                       used_by regrole, computes text)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  keyed @extschema@.dp_mechanism;
+BEGIN
+  IF key IS NULL OR mechanism IS NULL OR used_by IS NULL OR computes IS NULL THEN
+    RAISE EXCEPTION 'key, mechanism, used_by and computes must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT pg_catalog.pg_has_role(session_user, used_by, 'MEMBER') THEN
+    RAISE EXCEPTION 'a key can be registered only for a role one is a member of'
+      USING ERRCODE = 'insufficient_privilege', DETAIL = format('Role %s is not a member of %s.', session_user, used_by), HINT = format('Register the key for a role %s is a member of, or have a superuser run GRANT %s TO %s first.', session_user, used_by, pg_catalog.quote_ident(session_user));
+  END IF;
+  keyed := @extschema@.dp_keyed(mechanism, key);
+  INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, dataset)
+  VALUES (key, keyed, used_by, computes, dataset);
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(keyed), format('key %s', key));
+  END IF;
+  RETURN keyed;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'key "%" already exists', key
+    USING ERRCODE = 'duplicate_object',
+          HINT = 'A key is registered once; use the mechanism it was registered with (see dp_stream.keys).';
+END $$;
+
+-- Permission errors that name the role to grant.  PostgreSQL refuses a
+-- function its caller may not execute before any of the function's code
+-- runs, with "permission denied for function advance" and nothing on what
+-- to grant.  So each entry point granted to dp_stream_admin is moved,
+-- unchanged and with its privileges, to the schema dp_stream_private, and
+-- dp_stream keeps a thin wrapper of the same signature, executable by
+-- everyone: it checks the caller's privilege on the real function, raises
+-- the same error with a hint naming dp_stream_admin when it is missing,
+-- and calls it (whose own privilege check applies as before, so nothing is
+-- granted that was not).  A privilege granted on one function goes on
+-- dp_stream_private's.  A later script that changes one of these functions
+-- must replace dp_stream_private's: CREATE OR REPLACE of dp_stream's would
+-- replace the wrapper.
+CREATE SCHEMA dp_stream_private;
+COMMENT ON SCHEMA dp_stream_private IS
+    'dp_stream: the administrative functions behind dp_stream''s wrappers, with their privileges (granted to dp_stream_admin)';
+GRANT USAGE ON SCHEMA dp_stream_private TO PUBLIC;
+
+CREATE FUNCTION dp_stream.require_admin(function regprocedure) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  name text := (SELECT p.proname FROM pg_catalog.pg_proc AS p WHERE p.oid = function);
+BEGIN
+  IF NOT pg_catalog.has_function_privilege(function, 'EXECUTE') THEN
+    RAISE EXCEPTION 'permission denied for function %', name
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = format('dp_stream.%s is for the administrators of dp_stream: a superuser grants it with GRANT dp_stream_admin TO %s.',
+                          name, pg_catalog.quote_ident(current_user));
+  END IF;
+END $$;
+COMMENT ON FUNCTION dp_stream.require_admin(regprocedure) IS
+    'internal: raises 42501, naming dp_stream_admin, unless the current role may execute the function';
+
+ALTER FUNCTION dp_stream.advance(text,dp_stream.observation[]) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.advance(text,timestamp without time zone,double precision) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.budget(text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.charge(text,double precision,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_budget(text,double precision) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_key(text,@extschema@.dp_mechanism,text,regrole,text,double precision,double precision,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_publication(text,text,@extschema@.dp_mechanism,double precision,double precision,text,text,bigint,text,bigint,text,regrole,timestamp without time zone,interval,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.create_stream(text,text,@extschema@.dp_mechanism,double precision,double precision,timestamp without time zone,interval,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.publish(text,timestamp without time zone,dp_stream.observation[],timestamp without time zone,boolean) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.register_key(text,@extschema@.dp_mechanism,text,regrole,text) SET SCHEMA dp_stream_private;
+ALTER FUNCTION dp_stream.register_publication(text,@extschema@.dp_mechanism,regrole,text,double precision,double precision,boolean,text,text,text,bigint,text,bigint,timestamp without time zone,interval,text) SET SCHEMA dp_stream_private;
+CREATE FUNCTION dp_stream.advance(name text, observations dp_stream.observation[])
+RETURNS dp_stream.advance_result
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, dp_stream.observation[])');
+  SELECT * FROM dp_stream_private.advance(name, observations);
+$$;
+
+CREATE FUNCTION dp_stream.advance(name text, period timestamp without time zone, value double precision)
+RETURNS dp_stream.releases
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, timestamp without time zone, double precision)');
+  SELECT * FROM dp_stream_private.advance(name, period, value);
+$$;
+
+CREATE FUNCTION dp_stream.budget(dataset text, OUT total_epsilon numeric, OUT spent_epsilon numeric, OUT remaining_epsilon numeric, OUT charges bigint)
+RETURNS record
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.budget(text)');
+  SELECT * FROM dp_stream_private.budget(dataset);
+$$;
+
+CREATE FUNCTION dp_stream.charge(dataset text, epsilon double precision, purpose text)
+RETURNS numeric
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.charge(text, double precision, text)');
+  SELECT * FROM dp_stream_private.charge(dataset, epsilon, purpose);
+$$;
+
+CREATE FUNCTION dp_stream.create_budget(dataset text, total_epsilon double precision)
+RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_budget(text, double precision)');
+  SELECT * FROM dp_stream_private.create_budget(dataset, total_epsilon);
+$$;
+
+CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism, dataset text DEFAULT NULL::text, used_by regrole DEFAULT NULL::regrole, statistic text DEFAULT 'count'::text, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_key(text, @extschema@.dp_mechanism, text, regrole, text, double precision, double precision, boolean)');
+  SELECT * FROM dp_stream_private.create_key(key, mechanism, dataset, used_by, statistic, lower, upper, integer_values);
+$$;
+
+CREATE FUNCTION dp_stream.create_publication(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, partition_by text DEFAULT 'partition'::text, privacy_unit text DEFAULT 'event'::text, contributions bigint DEFAULT NULL::bigint, truncation text DEFAULT NULL::text, partitions_per_person bigint DEFAULT NULL::bigint, dataset text DEFAULT NULL::text, used_by regrole DEFAULT NULL::regrole, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, integer_values boolean DEFAULT false)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_publication(text, text, @extschema@.dp_mechanism, double precision, double precision, text, text, bigint, text, bigint, text, regrole, timestamp without time zone, interval, boolean)');
+  SELECT * FROM dp_stream_private.create_publication(name, statistic, mechanism, lower, upper, partition_by, privacy_unit, contributions, truncation, partitions_per_person, dataset, used_by, first_period, period_length, integer_values);
+$$;
+
+CREATE FUNCTION dp_stream.create_stream(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, dataset text DEFAULT NULL::text)
+RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.create_stream(text, text, @extschema@.dp_mechanism, double precision, double precision, timestamp without time zone, interval, text)');
+  SELECT * FROM dp_stream_private.create_stream(name, statistic, mechanism, lower, upper, first_period, period_length, dataset);
+$$;
+
+CREATE FUNCTION dp_stream.publish(publication text, period timestamp without time zone, observations dp_stream.observation[], through timestamp without time zone DEFAULT NULL::timestamp without time zone, fill_missing boolean DEFAULT false)
+RETURNS dp_stream.advance_result
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.publish(text, timestamp without time zone, dp_stream.observation[], timestamp without time zone, boolean)');
+  SELECT * FROM dp_stream_private.publish(publication, period, observations, through, fill_missing);
+$$;
+
+CREATE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, computes text)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.register_key(text, @extschema@.dp_mechanism, text, regrole, text)');
+  SELECT * FROM dp_stream_private.register_key(key, mechanism, dataset, used_by, computes);
+$$;
+
+CREATE FUNCTION dp_stream.register_publication(name text, mechanism @extschema@.dp_mechanism, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean, computes text, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, first_period timestamp without time zone, period_length interval, dataset text)
+RETURNS @extschema@.dp_mechanism
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dp_stream.require_admin('dp_stream_private.register_publication(text, @extschema@.dp_mechanism, regrole, text, double precision, double precision, boolean, text, text, text, bigint, text, bigint, timestamp without time zone, interval, text)');
+  SELECT * FROM dp_stream_private.register_publication(name, mechanism, used_by, statistic, lower, upper, integer_values, computes, partition_by, privacy_unit, contributions, truncation, partitions_per_person, first_period, period_length, dataset);
+$$;
+
+-- each wrapper says what its function does
+DO $$
+DECLARE
+  f record;
+BEGIN
+  FOR f IN SELECT p.oid, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid) AS arguments
+           FROM pg_catalog.pg_proc AS p
+           WHERE p.pronamespace = 'dp_stream_private'::regnamespace
+  LOOP
+    EXECUTE format('COMMENT ON FUNCTION dp_stream.%I(%s) IS %L', f.proname, f.arguments,
+                   pg_catalog.obj_description(f.oid, 'pg_proc'));
+  END LOOP;
+END $$;
 -- ===== end of section: refusals =====
 
 -- ===== section: docs =====

@@ -127,7 +127,7 @@ SELECT name, bytes::forged_bytes::dp_mechanism AS m FROM (VALUES
 ) v(name, bytes);
 DROP TYPE forged_bytes CASCADE;
 SELECT dp_count(1, m) FROM bad_mechanisms WHERE name = 'kind 99';
-SELECT dp_count(1, m) OVER () FROM bad_mechanisms WHERE name = 'horizon 0';
+SELECT dp_count(1, m) OVER (ORDER BY name) FROM bad_mechanisms WHERE name = 'horizon 0';
 SELECT dp_sum(1.0, 0, 1, m) FROM bad_mechanisms WHERE name = 'epsilon NaN';
 SELECT m FROM bad_mechanisms WHERE name = 'kind 99';
 SELECT dp_pan_private(m) FROM bad_mechanisms WHERE name = 'horizon 0';

@@ -177,7 +177,7 @@ done
 createdb fresh_no_secrets
 pg_restore -d fresh_no_secrets "$work/no_secrets.dump" >"$work/no_secrets.restore" 2>&1
 keyed=$(keyed_again fresh_no_secrets)
-refusal=$(psql -X -q -At -d fresh_no_secrets -c "SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1')) OVER () FROM data" 2>&1 | head -1)
+refusal=$(psql -X -q -At -d fresh_no_secrets -c "SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1')) OVER (ORDER BY day) FROM data" 2>&1 | head -1)
 if [ "$keyed" = refused ] && [[ "$refusal" == *"keyed noise refused"* ]]; then
   report 0 "fresh database, dump without dp_stream.secrets: keyed noise refused (55000), not drawn anew"
 else

@@ -40,6 +40,21 @@ dp_counter_kind_by_name(const char *name)
 	return NULL;
 }
 
+size_t
+dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size)
+{
+	size_t		count = 0;
+
+	for (size_t i = 0; i < KIND_COUNT; i++)
+		if ((all_kinds[i]->accepted_flags & flags) == flags)
+		{
+			if (count < size)
+				names[count] = all_kinds[i]->name;
+			count++;
+		}
+	return count;
+}
+
 dp_scale
 dp_counter_scale_for(uint64_t sensitivity, double epsilon)
 {

@@ -133,6 +133,15 @@ typedef struct dp_counter_kind
 	 * for a description without a state).
 	 */
 	void		(*derive) (dp_counter *counter);
+
+	/*
+	 * The kind's own limits where they are narrower than the common ones
+	 * (0: the common limit, or none), for the messages that state them;
+	 * its validate hook enforces them from the same constants.
+	 */
+	int64_t		horizon_max;	/* else DP_HORIZON_MAX */
+	int64_t		block_max;		/* its block, arity, delay or window */
+	double		shape_max;		/* its real parameter (lambda) */
 } dp_counter_kind;
 
 struct dp_counter
@@ -287,6 +296,13 @@ extern int64_t dp_kary_default_arity(int64_t horizon);
 /* The odd arity of dp_balanced with the least mean variance for a horizon. */
 extern int64_t dp_balanced_default_arity(int64_t horizon);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
+/*
+ * The kinds that accept every option in `flags` (DP_FLAG_*), in registry
+ * order: fills names with up to `size` kind names and returns how many kinds
+ * there are.  Messages that list the kinds supporting an option ask this,
+ * so a new kind, or a kind that gains an option, is listed at once.
+ */
+extern size_t dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the

@@ -28,28 +28,6 @@ typedef struct CountAggState
 } CountAggState;
 
 /*
- * Without an inverse transition, PostgreSQL restarts the aggregate for every
- * row of a frame whose start moves, which would draw fresh noise for steps
- * already released and multiply the privacy loss.  Refuse such frames.
- */
-void
-dp_check_window_frame(FunctionCallInfo fcinfo)
-{
-	WindowAggState *window;
-
-	if (fcinfo->context == NULL || !IsA(fcinfo->context, WindowAggState))
-		return;
-	window = (WindowAggState *) fcinfo->context;
-	if (!(window->frameOptions & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
-		(window->frameOptions & FRAMEOPTION_EXCLUSION))
-		ereport(ERROR,
-				(errcode(ERRCODE_WINDOWING_ERROR),
-				 errmsg("dp_stream aggregates need a window frame that starts at UNBOUNDED PRECEDING and excludes nothing"),
-				 errdetail("A frame whose start moves would restart the aggregate and draw new noise for time steps already released."),
-				 errhint("Use the default frame, or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.")));
-}
-
-/*
  * A state must never be a window function's result: the state at row t and
  * the one at row t + 1 hold the same open accumulators, one step apart, so
  * their difference is the raw value of step t + 1 (and the same for every
@@ -78,7 +56,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 	const char *field = NULL;
 	dp_status	status;
 
-	dp_check_window_frame(fcinfo);
+	dp_check_stream_shape(fcinfo);
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -155,7 +133,10 @@ dp_count_final(PG_FUNCTION_ARGS)
 	CountAggState *state;
 
 	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 		PG_RETURN_NULL();
+	}
 	state = (CountAggState *) PG_GETARG_POINTER(0);
 	PG_RETURN_INT64(dp_counter_release(state->counter));
 }
@@ -167,7 +148,10 @@ dp_count_state_final(PG_FUNCTION_ARGS)
 
 	dp_refuse_state_in_window(fcinfo);
 	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 		PG_RETURN_NULL();
+	}
 	state = (CountAggState *) PG_GETARG_POINTER(0);
 	PG_RETURN_DATUM(dp_counter_to_datum(state->counter));
 }

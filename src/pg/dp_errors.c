@@ -4,6 +4,57 @@
  */
 #include "dp_stream.h"
 
+#include <math.h>
+
+#include "lib/stringinfo.h"
+
+#include "dp_gaussian.h"
+
+/*
+ * Messages state the core's limits from its constants, never as literal
+ * text, so that they cannot drift from what validation enforces: a power of
+ * two reads "2^k", as the docs write them; anything else in %g.
+ */
+static const char *
+limit_text(double value)
+{
+	int			exponent;
+
+	if (value > 0 && frexp(value, &exponent) == 0.5)
+		return psprintf("2^%d", exponent - 1);
+	return psprintf("%g", value);
+}
+
+/* The same for an int64 limit, and one less than a power of two as "2^k - 1". */
+static const char *
+limit_text_int64(int64 value)
+{
+	if (value > 0 && (value & (value - 1)) == 0)
+		return limit_text((double) value);
+	if (value > 0 && value < PG_INT64_MAX && ((value + 1) & value) == 0)
+		return psprintf("%s - 1", limit_text((double) (value + 1)));
+	return psprintf(INT64_FORMAT, value);
+}
+
+char *
+dp_kinds_accepting_text(uint32 flags, const char *conjunction)
+{
+	const char *names[64];
+	size_t		count = dp_counter_kinds_accepting(flags, names, lengthof(names));
+	StringInfoData text;
+
+	initStringInfo(&text);
+	count = Min(count, lengthof(names));
+	for (size_t i = 0; i < count; i++)
+	{
+		if (i > 0)
+			appendStringInfo(&text, i + 1 == count ? " %s " : ", ", conjunction);
+		/* every kind's SQL constructor is dp_ and its name */
+		appendStringInfo(&text, "dp_%s", names[i]);
+	}
+	return text.data;
+}
+
 void
 dp_report_status(dp_status status, const char *field, const dp_mechanism *mechanism)
 {
@@ -13,8 +64,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			if (field && strcmp(field, "past_ratio") == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("epsilon_past must be positive, and between 2^-40 and %g",
-								DP_EPSILON_MAX),
+						 errmsg("epsilon_past must be positive, and between %s and %g",
+								limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
 						 mechanism ? errdetail("epsilon_past was %g (epsilon_current %g).",
 											   mechanism->epsilon * mechanism->shape,
 											   mechanism->epsilon) : 0,
@@ -27,40 +78,49 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("epsilon is too small for this lambda"),
 						 errdetail("With lambda %.17g below 1 the top level's budget, epsilon * "
-								   "62^(lambda - 1), must be at least 2^-40.", mechanism->shape),
+								   "62^(lambda - 1), must be at least %s.", mechanism->shape,
+								   limit_text(DP_EPSILON_MIN)),
 						 errhint("Raise epsilon or lambda.")));
 			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("rho must be between 2^-40 and %g", DP_EPSILON_MAX),
+						 errmsg("rho must be between %s and %g", limit_text(DP_RHO_MIN), DP_RHO_MAX),
 						 errdetail("rho was %g.", mechanism->epsilon),
 						 errhint("rho is the zCDP budget per stream; rho = 0.5 is about "
 								 "epsilon = 6.5 at delta = 1e-9 (dp_zcdp_epsilon).")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("epsilon must be between 2^-40 and %g",
-							DP_EPSILON_MAX),
+					 errmsg("epsilon must be between %s and %g",
+							limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
 					 mechanism ? errdetail("epsilon was %g.", mechanism->epsilon) : 0,
 					 errhint("Epsilon is the privacy loss per stream; typical values lie "
 							 "between 0.1 and 2.")));
 			break;
 		case DP_ERROR_HORIZON:
-			if (mechanism && mechanism->kind == DP_MECHANISM_EXPIRING_BASELINE)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("the expiring_baseline mechanism's horizon must be between 1 and 2^62 - 1"),
-						 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
-						 errhint("Its tree has at most 62 levels.")));
-			if (mechanism && mechanism->kind == DP_MECHANISM_BLT)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("the blt mechanism's horizon must be between 1 and 2^40"),
-						 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
-						 errhint("Beyond 2^40 steps the encoder's fixed point would cost "
-								 "accuracy; use binary or balanced with rho.")));
+			{
+				const dp_counter_kind *kind = mechanism ? dp_counter_kind_by_id(mechanism->kind) : NULL;
+
+				if (kind && kind->kind == DP_MECHANISM_EXPIRING_BASELINE && kind->horizon_max > 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("the expiring_baseline mechanism's horizon must be between 1 and %s",
+									limit_text_int64(kind->horizon_max)),
+							 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
+							 errhint("Its tree has one level per bit of the horizon, at most %d.",
+									 dp_level_count(kind->horizon_max))));
+				if (kind && kind->kind == DP_MECHANISM_BLT && kind->horizon_max > 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("the blt mechanism's horizon must be between 1 and %s",
+									limit_text_int64(kind->horizon_max)),
+							 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
+							 errhint("Beyond %s steps the encoder's fixed point would cost "
+									 "accuracy; use binary or balanced with rho.",
+									 limit_text_int64(kind->horizon_max))));
+			}
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("horizon must be between 1 and 2^62"),
+					 errmsg("horizon must be between 1 and %s", limit_text_int64(DP_HORIZON_MAX)),
 					 mechanism ? errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon) : 0,
 					 errhint("The horizon is the largest number of time steps the stream "
 							 "may have.")));
@@ -68,7 +128,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 		case DP_ERROR_MAX_PER_STEP:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_per_step must be between 1 and 2^50"),
+					 errmsg("max_per_step must be between 1 and %s",
+							limit_text_int64(DP_MAX_PER_STEP_MAX)),
 					 mechanism ? errdetail("max_per_step was " INT64_FORMAT ".",
 										   mechanism->max_per_step) : 0,
 					 errhint("max_per_step is the largest count one time step may "
@@ -86,8 +147,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 				if (kind && !kind->bounded)
 					ereport(ERROR,
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-							 errmsg("%s mechanism limit of 2^62 time steps exceeded",
-									kind->name)));
+							 errmsg("%s mechanism limit of %s time steps exceeded",
+									kind->name, limit_text_int64(DP_HORIZON_MAX))));
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("%s mechanism horizon of " INT64_FORMAT " time steps exceeded",
@@ -99,24 +160,27 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			}
 			break;
 		case DP_ERROR_BLOCK:
-			if (field && strcmp(field, "lambda") == 0)
+			{
+			const dp_counter_kind *kind = mechanism ? dp_counter_kind_by_id(mechanism->kind) : NULL;
+
+			if (field && strcmp(field, "lambda") == 0 && kind && kind->shape_max > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("lambda must be greater than 0 and at most 16"),
+						 errmsg("lambda must be greater than 0 and at most %g", kind->shape_max),
 						 mechanism ? errdetail("lambda was %.17g.", mechanism->shape) : 0,
 						 errhint("lambda sets how fast privacy expires: an item d steps old "
 								 "loses about epsilon log2(d)^lambda / lambda (docs/expiration.md).")));
-			if (field && strcmp(field, "delay") == 0)
+			if (field && strcmp(field, "delay") == 0 && kind && kind->block_max > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("delay must be between 0 and 256"),
+						 errmsg("delay must be between 0 and " INT64_FORMAT, kind->block_max),
 						 mechanism ? errdetail("delay was " INT64_FORMAT ".", mechanism->block) : 0,
 						 errhint("The delay is how many steps an item keeps the full protection "
 								 "of epsilon; each step of delay adds one noise term to every release.")));
-			if (field && strcmp(field, "window") == 0)
+			if (field && strcmp(field, "window") == 0 && kind && kind->block_max > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("window must be between 1 and 2^62"),
+						 errmsg("window must be between 1 and %s", limit_text_int64(kind->block_max)),
 						 mechanism ? errdetail("window was " INT64_FORMAT ".", mechanism->block) : 0,
 						 errhint("The window is how many recent steps are protected by "
 								 "epsilon_current alone.")));
@@ -125,8 +189,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("arity out of range for this mechanism"),
 						 errdetail("arity was " INT64_FORMAT "; it must be odd, at least 3, "
-								   "and small enough for the nodes of a stream of 2^62 steps.",
-								   mechanism->block),
+								   "and small enough for the nodes of a stream of %s steps.",
+								   mechanism->block, limit_text_int64(DP_HORIZON_MAX)),
 						 errhint("Leave arity out to get the default.")));
 			if (field && strcmp(field, "arity") == 0)
 				ereport(ERROR,
@@ -143,6 +207,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 										   mechanism->block, mechanism->horizon) : 0,
 					 errhint("Leave block out to get ceil(sqrt(horizon)), the size that "
 							 "balances the two levels.")));
+			}
 			break;
 		case DP_ERROR_OPTION:
 			{
@@ -165,8 +230,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("the %s mechanism has no rho-zCDP form",
 									kind ? kind->name : "?"),
-							 errhint("Gaussian noise (rho) is available for binary, kary, balanced, "
-									 "balanced_unbounded, blt and smooth_binary.")));
+							 errhint("Gaussian noise (rho) is available for %s.",
+									 dp_kinds_accepting_text(DP_FLAG_ZCDP, "and"))));
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("the %s mechanism does not support the %s option",
@@ -177,11 +242,12 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 								   "%s mechanism draws its noise before the data it covers.",
 								   kind ? kind->name : "?") : 0,
 						 strcmp(field, "keyed") == 0 ?
-						 errhint("Use dp_binary, dp_two_level, dp_hybrid or dp_simple_ii with dp_keyed().") :
+						 errhint("Use %s with dp_keyed().",
+								 dp_kinds_accepting_text(DP_FLAG_KEYED, "or")) :
 						 strcmp(field, "person_level") == 0 ?
-						 errhint("Simple I and PPCum calibrate their noise to one step's change; use "
-								 "dp_binary, dp_two_level, dp_hybrid or dp_simple_ii with "
-								 "dp_person_level().") :
+						 errhint("The %s mechanism calibrates its noise to one step's change; use "
+								 "%s with dp_person_level().", kind ? kind->name : "?",
+								 dp_kinds_accepting_text(DP_FLAG_PERSON, "or")) :
 						 kind && kind->kind == DP_MECHANISM_PPCUM ?
 						 errhint("PPCum protects one stored snapshot together with the releases "
 								 "up to it; for releases after it, use dp_binary or "
@@ -195,7 +261,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errmsg("max_per_step is too large for discrete Gaussian noise"),
 						 errdetail("With rho, one step's bound in the counter's units (max_per_step, "
 								   "times contributions at person level, or a statistic's range "
-								   "in its units) must be at most 2^24."),
+								   "in its units) must be at most %s.",
+								   limit_text((double) DP_ZCDP_UNIT_MAX)),
 						 errhint("Sums and averages of wide ranges need the epsilon form of the "
 								 "mechanism.")));
 			ereport(ERROR,
@@ -203,11 +270,13 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errmsg("horizon and max_per_step are too large together for this mechanism"),
 					 mechanism && mechanism->horizon > 0 ?
 					 errdetail("horizon was " INT64_FORMAT ", max_per_step " INT64_FORMAT
-										   "; the noise scale must stay below 2^56 / epsilon.",
-										   mechanism->horizon, mechanism->max_per_step) : 0,
+										   "; the noise scale must stay below %s / epsilon.",
+										   mechanism->horizon, mechanism->max_per_step,
+										   limit_text((double) DP_SENSITIVITY_MAX)) : 0,
 					 mechanism && mechanism->horizon == 0 ?
 					 errdetail("max_per_step was " INT64_FORMAT "; the noise scale must stay "
-							   "below 2^56 / epsilon.", mechanism->max_per_step) : 0,
+							   "below %s / epsilon.", mechanism->max_per_step,
+							   limit_text((double) DP_SENSITIVITY_MAX)) : 0,
 					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
 							 "more slowly with the horizon.")));
 			break;
@@ -215,17 +284,20 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid key for keyed noise"),
-					 errdetail("A key name has 1 to 63 characters from A-Z, a-z, 0-9, \"_\", \".\", "
-							   "\":\" and \"-\", and a keyed mechanism is pan-private."),
+					 errdetail("A key name has 1 to %d characters from A-Z, a-z, 0-9, \"_\", \".\", "
+							   "\":\" and \"-\", and a keyed mechanism is pan-private.",
+							   DP_KEY_NAME_MAX),
 					 errhint("Build keyed mechanisms with dp_keyed(mechanism, key).")));
 			break;
 		case DP_ERROR_CONTRIBUTIONS:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("contributions must be between 1 and 2^50"),
+					 errmsg("contributions must be between 1 and %s",
+							limit_text_int64(DP_MAX_PER_STEP_MAX)),
 					 mechanism ? errdetail("contributions was " INT64_FORMAT "; for a sum, average or "
 										   "variance, contributions times the range in units "
-										   "must stay below 2^50.", mechanism->contributions) : 0,
+										   "must stay below %s.", mechanism->contributions,
+										   limit_text_int64(DP_MAX_PER_STEP_MAX)) : 0,
 					 errhint("Bound what one person contributes before aggregating "
 							 "(docs/privacy_unit.md).")));
 			break;
@@ -262,8 +334,9 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("dp_stream state value out of range"),
 					 errdetail("A node of the state would leave the range a genuine state "
-							   "can hold (2^120 when stored, 2^126 in arithmetic): the state "
-							   "was forged or corrupted."),
+							   "can hold (%s when stored, %s in arithmetic): the state "
+							   "was forged or corrupted.", limit_text((double) DP_NODE_VALUE_MAX),
+							   limit_text((double) DP_ARITHMETIC_MAX)),
 					 errhint("Start the stream again from its data.")));
 			break;
 		case DP_OK:
@@ -283,13 +356,14 @@ dp_report_statistic_status(dp_status status, const char *field, const dp_statist
 	if (status == DP_ERROR_BOUNDS && field && strcmp(field, "range") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("upper - lower must be at least 2^-256"),
+				 errmsg("upper - lower must be at least %s", limit_text(DP_STATISTIC_RANGE_MIN)),
 				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
 				 errhint("Rescale the values, e.g. to other units, so that their range is wider.")));
 	if (status == DP_ERROR_BOUNDS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("lower must be less than upper, and both finite with magnitude at most 2^53"),
+				 errmsg("lower must be less than upper, and both finite with magnitude at most %s",
+						limit_text(DP_STATISTIC_BOUND_MAX)),
 				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
 				 errhint("The bounds declare the range every value is clamped into; "
 						 "the noise grows with upper - lower.")));
@@ -306,8 +380,8 @@ dp_report_statistic_status(dp_status status, const char *field, const dp_statist
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("epsilon is too small to split between the counters of this statistic"),
 				 errdetail("epsilon was %g; an average gives each of its two counters half, "
-						   "a variance each of its three a third, and each share must be at least 2^-40.",
-						   spec->mechanism.epsilon)));
+						   "a variance each of its three a third, and each share must be at least %s.",
+						   spec->mechanism.epsilon, limit_text(DP_EPSILON_MIN))));
 	dp_report_status(status, field, &spec->mechanism);
 }
 

@@ -145,6 +145,8 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dp_stream transition function called in a non-aggregate context")));
+	if (PG_ARGISNULL(0))
+		dp_check_stream_shape(fcinfo);
 
 	memset(&spec, 0, sizeof(spec));
 	spec.kind = kind;
@@ -159,7 +161,6 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 				 errhint("Pass a mechanism such as dp_hybrid(epsilon => 1.0).")));
 	if (PG_ARGISNULL(0))
 	{
-		dp_check_window_frame(fcinfo);
 		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
 		statistic = dp_statistic_begin(aggregate_context, &spec, false);
 		state = MemoryContextAlloc(aggregate_context, sizeof(StatisticAggState));
@@ -249,6 +250,8 @@ final_estimate(FunctionCallInfo fcinfo, dp_estimate_kind what)
 {
 	double		estimate;
 
+	if (PG_ARGISNULL(0))
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 	if (PG_ARGISNULL(0) ||
 		!dp_statistic_estimate(AGG_STATISTIC(fcinfo), what, &estimate))
 		PG_RETURN_NULL();
@@ -267,7 +270,10 @@ dp_sum_final_int8(PG_FUNCTION_ARGS)
 	int64		sum;
 
 	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 		PG_RETURN_NULL();
+	}
 	if (!dp_statistic_integer_sum(AGG_STATISTIC(fcinfo), &sum))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -310,7 +316,10 @@ dp_statistic_state_final(PG_FUNCTION_ARGS)
 {
 	dp_refuse_state_in_window(fcinfo);
 	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 		PG_RETURN_NULL();
+	}
 	PG_RETURN_DATUM(dp_statistic_to_datum(AGG_STATISTIC(fcinfo)));
 }
 
@@ -319,6 +328,9 @@ Datum
 dp_summary_final(PG_FUNCTION_ARGS)
 {
 	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
 		PG_RETURN_NULL();
+	}
 	PG_RETURN_DATUM(dp_summary_datum(fcinfo, AGG_STATISTIC(fcinfo)));
 }

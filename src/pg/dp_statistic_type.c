@@ -492,7 +492,8 @@ dp_key_computes(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("a %s needs lower and upper", name),
+				 errmsg("%s %s needs lower and upper",
+						strchr("aeiou", name[0]) ? "an" : "a", name),
 				 errhint("Give the bounds the key's stream declares, e.g. lower => 0, upper => 100.")));
 	spec.lower = PG_GETARG_FLOAT8(1);
 	spec.upper = PG_GETARG_FLOAT8(2);

@@ -103,16 +103,23 @@ extern void dp_keyed_stream_step(DpKeyedStream *stream, int64 step, DpKeyedValue
 /* ereport(ERROR) for a core status; `what` names the SQL object involved. */
 DP_NORETURN extern void dp_report_status(dp_status status, const char *field,
 							 const dp_mechanism *mechanism);
+/*
+ * "dp_binary, dp_two_level or dp_hybrid": the constructors of the kinds that
+ * accept every option in `flags`, from the registry, palloc'd.
+ */
+extern char *dp_kinds_accepting_text(uint32 flags, const char *conjunction);
 /* Raises 22023 unless 0 < confidence < 1. */
 extern void dp_check_confidence(double confidence);
 DP_NORETURN extern void dp_report_parse_error(const char *type_name, const char *input,
 								  const dp_parse_error *error, bool binary);
 
 /*
- * Refuses a window frame whose start moves (it would restart the aggregate
- * and redraw noise for steps already released); a no-op outside windows.
+ * Refuses an aggregate call whose shape cannot give a meaningful stream
+ * (dp_aggregate_shape.c): a FILTER (0A000), a window without ORDER BY or
+ * with a frame whose start moves (42P20).  Looks at the query only; call it
+ * when a state starts, and in a final function that gets no state.
  */
-extern void dp_check_window_frame(FunctionCallInfo fcinfo);
+extern void dp_check_stream_shape(FunctionCallInfo fcinfo);
 
 /* Raises 42P20 when a state aggregate's final function runs in a window. */
 extern void dp_refuse_state_in_window(FunctionCallInfo fcinfo);

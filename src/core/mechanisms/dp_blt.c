@@ -1105,4 +1105,5 @@ const dp_counter_kind dp_blt_kind = {
 	.noise_groups = blt_noise_groups,
 	.release_slack = blt_release_slack,
 	.derive = blt_derive,
+	.horizon_max = BLT_HORIZON_MAX,
 };

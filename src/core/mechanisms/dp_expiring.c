@@ -213,4 +213,6 @@ const dp_counter_kind dp_expiring_kind = {
 	.resume = expiring_resume,
 	.noise_groups = expiring_noise_groups,
 	.derive = expiring_derive,
+	.block_max = EXPIRING_DELAY_MAX,
+	.shape_max = EXPIRING_LAMBDA_MAX,
 };

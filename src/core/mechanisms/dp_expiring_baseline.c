@@ -181,4 +181,7 @@ const dp_counter_kind dp_expiring_baseline_kind = {
 	.persist = baseline_persist,
 	.resume = baseline_resume,
 	.noise_groups = baseline_noise_groups,
+	/* at most DP_DELAYED_TREE_LEVELS_MAX levels (baseline_validate) */
+	.horizon_max = (((int64_t) 1) << DP_DELAYED_TREE_LEVELS_MAX) - 1,
+	.block_max = DP_HORIZON_MAX,
 };

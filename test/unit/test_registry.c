@@ -1,0 +1,143 @@
+/*
+ * test_registry.c
+ *		What messages read from the registry of mechanisms (issue 25): the
+ *		kinds that accept an option (dp_counter_kinds_accepting), which the
+ *		hints of dp_keyed, dp_person_level and rho list, and a kind's own
+ *		limits (horizon_max, block_max, shape_max), which its messages state:
+ *		each limit is exactly where validation starts to refuse.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dp_counter.h"
+#include "tap.h"
+
+/* stored ids are small and never reused (dp_mechanism_list.h) */
+#define KIND_ID_MAX 255
+
+static size_t
+kinds_with_flags_by_id(uint32_t flags)
+{
+	size_t		count = 0;
+
+	for (int32_t id = 0; id <= KIND_ID_MAX; id++)
+	{
+		const dp_counter_kind *kind = dp_counter_kind_by_id(id);
+
+		if (kind && (kind->accepted_flags & flags) == flags)
+			count++;
+	}
+	return count;
+}
+
+static void
+check_list(uint32_t flags, const char *label)
+{
+	const char *names[64];
+	const char *two[2];
+	size_t		count = dp_counter_kinds_accepting(flags, names, 64);
+	bool		all_accept = true;
+
+	tap_ok(count == kinds_with_flags_by_id(flags) && count > 0,
+		   "%s: %zu kinds listed, as many as accept it by id", label, count);
+	for (size_t i = 0; i < count && i < 64; i++)
+	{
+		const dp_counter_kind *kind = dp_counter_kind_by_name(names[i]);
+
+		if (kind == NULL || (kind->accepted_flags & flags) != flags)
+			all_accept = false;
+	}
+	tap_ok(all_accept, "%s: every kind listed accepts it", label);
+	tap_ok(dp_counter_kinds_accepting(flags, two, 2) == count &&
+		   strcmp(two[0], names[0]) == 0 && strcmp(two[1], names[1]) == 0,
+		   "%s: a short buffer gets the first names and the full count", label);
+}
+
+static dp_mechanism
+mechanism_of(dp_mechanism_kind kind, uint32_t flags, int64_t horizon, int64_t block, double shape)
+{
+	dp_mechanism mechanism;
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = kind;
+	mechanism.flags = flags;
+	mechanism.epsilon = (flags & DP_FLAG_ZCDP) ? 0.5 : 1;
+	mechanism.horizon = horizon;
+	mechanism.max_per_step = 1;
+	mechanism.block = block;
+	mechanism.shape = shape;
+	return mechanism;
+}
+
+/* the status and field of validation */
+static dp_status
+validate(dp_mechanism mechanism, const char **field)
+{
+	*field = "";
+	return dp_mechanism_validate(&mechanism, field);
+}
+
+int
+main(void)
+{
+	const dp_counter_kind *blt = dp_counter_kind_by_id(DP_MECHANISM_BLT);
+	const dp_counter_kind *baseline = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING_BASELINE);
+	const dp_counter_kind *expiring = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING);
+	const char *field;
+	dp_status	at,
+				beyond;
+
+	check_list(DP_FLAG_KEYED, "keyed");
+	check_list(DP_FLAG_PERSON, "person level");
+	check_list(DP_FLAG_ZCDP, "rho");
+	check_list(DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, "keyed and pan-private");
+	tap_ok(dp_counter_kinds_accepting(DP_FLAG_KEYED, NULL, 0) == kinds_with_flags_by_id(DP_FLAG_KEYED),
+		   "a NULL buffer of size 0 is not written, and the count is still returned");
+
+	/* a kind's limits are where its validation starts to refuse */
+	at = validate(mechanism_of(DP_MECHANISM_BLT, DP_FLAG_ZCDP, blt->horizon_max, 0, 0), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_BLT, DP_FLAG_ZCDP, blt->horizon_max + 1, 0, 0), &field);
+	tap_ok(blt->horizon_max > 0 && at != DP_ERROR_HORIZON && beyond == DP_ERROR_HORIZON,
+		   "blt: horizon_max %lld accepted, one more refused (%d, %d)",
+		   (long long) blt->horizon_max, (int) at, (int) beyond);
+
+	at = validate(mechanism_of(DP_MECHANISM_EXPIRING_BASELINE, 0, baseline->horizon_max, 4, 0.5), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_EXPIRING_BASELINE, 0, baseline->horizon_max + 1, 4, 0.5),
+					  &field);
+	tap_ok(baseline->horizon_max > 0 && at != DP_ERROR_HORIZON && beyond == DP_ERROR_HORIZON,
+		   "expiring_baseline: horizon_max %lld accepted, one more refused (%d, %d)",
+		   (long long) baseline->horizon_max, (int) at, (int) beyond);
+	at = validate(mechanism_of(DP_MECHANISM_EXPIRING_BASELINE, 0, 10, baseline->block_max, 0.5), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_EXPIRING_BASELINE, 0, 10, baseline->block_max + 1, 0.5),
+					  &field);
+	tap_ok(baseline->block_max > 0 && at != DP_ERROR_BLOCK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "window") == 0,
+		   "expiring_baseline: a window of block_max accepted, one more refused as the window");
+
+	at = validate(mechanism_of(DP_MECHANISM_EXPIRING, 0, 0, expiring->block_max, 2), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_EXPIRING, 0, 0, expiring->block_max + 1, 2), &field);
+	tap_ok(expiring->block_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "delay") == 0,
+		   "expiring: a delay of block_max %lld accepted, one more refused as the delay",
+		   (long long) expiring->block_max);
+	at = validate(mechanism_of(DP_MECHANISM_EXPIRING, 0, 0, 0, expiring->shape_max), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_EXPIRING, 0, 0, 0, nextafter(expiring->shape_max, INFINITY)),
+					  &field);
+	tap_ok(expiring->shape_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "lambda") == 0,
+		   "expiring: lambda of shape_max %g accepted, the next double refused as lambda",
+		   expiring->shape_max);
+
+	/* the kinds without limits of their own leave them 0 */
+	for (int32_t id = 0; id <= KIND_ID_MAX; id++)
+	{
+		const dp_counter_kind *kind = dp_counter_kind_by_id(id);
+
+		if (kind && kind != blt && kind != baseline && kind != expiring &&
+			(kind->horizon_max != 0 || kind->block_max != 0 || kind->shape_max != 0))
+			tap_ok(0, "%s has limits of its own that no message states", kind->name);
+	}
+	tap_ok(1, "only blt, expiring and expiring_baseline have limits of their own");
+	return tap_done();
+}
