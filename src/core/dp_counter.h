@@ -287,6 +287,7 @@ extern int64_t dp_kary_default_arity(int64_t horizon);
 /* The odd arity of dp_balanced with the least mean variance for a horizon. */
 extern int64_t dp_balanced_default_arity(int64_t horizon);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
+extern const dp_counter_kind *dp_counter_kind_at(size_t index);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the
