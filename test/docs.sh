@@ -25,8 +25,9 @@
 #
 #   test/docs.sh                  every page
 #   test/docs.sh docs/zcdp.md     the pages named
-#   test/docs.sh --show PAGE      print what each block of PAGE prints
-#                                 (to write a stated output), check nothing
+#   test/docs.sh --show PAGE      print what each block of PAGE prints and
+#                                 the rows of its registry tables (to write
+#                                 them into the page), check nothing
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/cluster.sh
@@ -78,6 +79,11 @@ dp_run_as_owner "$DP_PG_BIN/pg_ctl" -D "$DP_CLUSTER_DIR/data" -l "$DP_CLUSTER_DI
   -w -t 60 restart >/dev/null || bail "the restart with pg_cron failed"
 
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
+
+# the registry tables' queries run in a database of their own
+createdb dp_docs_registry && q "SELECT 1" >/dev/null &&
+  psql -X -q -v ON_ERROR_STOP=1 -d dp_docs_registry -c "CREATE EXTENSION dp_stream" ||
+  bail "the extension could not be created"
 
 # ---- parse a page ----
 # Writes $dir/script.sql (the blocks, each after an \echo marker),
@@ -197,17 +203,16 @@ for page in "${pages[@]}"; do
     [ -f "$dir/actual.end" ] || problems+=("the session ended before the last block")
   fi
 
-  # the tables of registry facts, against their query, in a fresh database
+  # the tables of registry facts, against their query
   while IFS=$'\t' read -r line query; do
     [ -n "$line" ] || continue
-    $show && continue
-    if ! psql -X -q -At -F ' | ' -v ON_ERROR_STOP=1 -d "$page_db" >"$dir/query.$line" 2>&1 <<SQL
-\set QUIET on
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS dp_stream;
-$query
-SQL
-    then
+    if $show; then
+      echo "---- table (line $line)"
+      psql -X -q -At -F ' | ' -d dp_docs_registry -c "$query" 2>&1 | sed 's/^/| /; s/$/ |/'
+      continue
+    fi
+    if ! psql -X -q -At -F ' | ' -v ON_ERROR_STOP=1 -d dp_docs_registry -c "$query" \
+           >"$dir/query.$line" 2>&1; then
       problems+=("the query of the table at line $line fails")
       head -5 "$dir/query.$line" >>"$diagnostics"
     elif ! diff -u --label "table (line $line)" --label "registry" \
