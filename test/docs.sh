@@ -80,8 +80,9 @@ dp_run_as_owner "$DP_PG_BIN/pg_ctl" -D "$DP_CLUSTER_DIR/data" -l "$DP_CLUSTER_DI
 
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
 
-# the registry tables' queries run in a database of their own
-createdb dp_docs_registry && q "SELECT 1" >/dev/null &&
+# the registry tables' queries run in a database of their own, where the
+# extension is installed once
+createdb dp_docs_registry &&
   psql -X -q -v ON_ERROR_STOP=1 -d dp_docs_registry -c "CREATE EXTENSION dp_stream" ||
   bail "the extension could not be created"
 
