@@ -36,6 +36,7 @@ REGRESS = argument_order binary_mechanism catalog managed_streams mechanisms pla
           sealing security seed_setting statistics upgrade zcdp expiring sampler ledger
 REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
 REGRESS += publications publication_persons
+REGRESS += mechanism_kinds
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read
