@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every page of README.md and docs/ runs as a reader would run it
-# (docs/testing.md, "The docs test").  Each page's ```sql blocks run in
+# (docs/testing.md).  Each page's ```sql blocks run in
 # order, exactly as written (nothing added: the page creates the extension
 # and sets the seed itself), in one psql session (`psql -X -q`) connected as
 # a superuser to a fresh database of their own, in a throwaway cluster that
