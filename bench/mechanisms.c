@@ -215,7 +215,8 @@ build(const bench_entry *entry, int64_t horizon, int64_t block, dp_mechanism *me
 	if (block > 0 && kind->has_block)
 		length += snprintf(text + length, sizeof(text) - length, ",%s=%lld",
 						   kind->block_name, (long long) block);
-	snprintf(text + length, sizeof(text) - length, ")");
+	/* the variance at max_per_step = 1: a count must state its bound (0.14.0) */
+	snprintf(text + length, sizeof(text) - length, ",max_per_step=1)");
 
 	memset(&error, 0, sizeof(error));
 	if (dp_mechanism_parse(&cursor, mechanism, &error) != DP_OK)

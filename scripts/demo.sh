@@ -56,7 +56,7 @@ WINDOW w AS (ORDER BY d.day);
 ALTER TABLE released ADD COLUMN band float8;
 -- the widest 95% bound so far: a band that never narrows
 UPDATE released SET band = dp_error_bound_max(
-  dp_consistent(dp_person_level(dp_two_level(1.0, 365, NULL, 1000), 3)), step);
+  dp_consistent(dp_person_level(dp_two_level(1.0, 365, 1000), 3)), step);
 
 \echo
 \echo 'Running count of admissions (at most 3 per patient) at the end of each month:'
@@ -76,8 +76,8 @@ FROM (SELECT *, lag(private_count) OVER (ORDER BY day) AS lag_count FROM release
 
 \echo 'The same year protecting a whole day instead (event level, max_per_step = the busiest day):'
 SELECT busiest AS "busiest day",
-       round(dp_error_bound(dp_two_level(1.0, 365, NULL, busiest), 365)) AS "95% band at day 365, event level",
-       round(dp_error_bound(dp_person_level(dp_two_level(1.0, 365, NULL, 1000), 3), 365)) AS "person level, k = 3"
+       round(dp_error_bound(dp_two_level(1.0, 365, busiest), 365)) AS "95% band at day 365, event level",
+       round(dp_error_bound(dp_person_level(dp_two_level(1.0, 365, 1000), 3), 365)) AS "person level, k = 3"
 FROM (SELECT max(admitted)::bigint AS busiest FROM released) x;
 
 \copy (SELECT step, true_count, private_count, band FROM released ORDER BY step) TO 'bench/out/demo.dat'

@@ -384,7 +384,8 @@ audit_run(const char *text, int64_t steps, int64_t j, int64_t runs, double alpha
 	/* the sampler fresh noise uses in the extension: the table sampler */
 	audit_seed(&rng, text, "", &cache);
 	/* started once; every run restarts it, without computing its scales again */
-	dp_counter_start(counter, &m, &rng, &field);
+	if (dp_counter_start(counter, &m, &rng, &field) != DP_OK)
+		abort();
 	for (int stream = 0; stream < 2; stream++)
 		for (int64_t run = 0; run < runs; run++)
 		{

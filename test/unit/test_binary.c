@@ -206,9 +206,12 @@ test_horizon_and_limits(void)
 	mechanism.horizon = 0;
 	tap_ok(dp_mechanism_validate(&mechanism, &field) == DP_ERROR_HORIZON, "horizon 0 is refused");
 	mechanism.horizon = 10;
-	mechanism.max_per_step = 0;
+	mechanism.max_per_step = -1;
 	tap_ok(dp_mechanism_validate(&mechanism, &field) == DP_ERROR_MAX_PER_STEP &&
-		   strcmp(field, "max_per_step") == 0, "max_per_step 0 is refused");
+		   strcmp(field, "max_per_step") == 0, "max_per_step -1 is refused");
+	mechanism.max_per_step = DP_STEP_BOUND_UNSTATED;
+	tap_ok(dp_mechanism_validate(&mechanism, &field) == DP_OK,
+		   "max_per_step 0 is \"not stated\": a valid mechanism (which a count refuses)");
 	mechanism.max_per_step = DP_MAX_PER_STEP_MAX + 1;
 	tap_ok(dp_mechanism_validate(&mechanism, &field) == DP_ERROR_MAX_PER_STEP,
 		   "max_per_step above 2^50 is refused");

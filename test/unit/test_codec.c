@@ -116,6 +116,86 @@ test_refusals(void)
 	}
 }
 
+/*
+ * max_per_step not stated (0.14.0): 0 in the struct and in the stored
+ * form, left out of the text form; a count refuses it, planning reads it
+ * as 1.  Stored forms written before (always with a bound of 1 or more)
+ * decode to the same mechanism.
+ */
+static void
+test_step_bound(void)
+{
+	dp_mechanism unstated = make(DP_MECHANISM_BINARY, 0, 365, 0, 0, NULL);
+	dp_mechanism stated_one = unstated;
+	dp_mechanism back;
+	dp_parse_error error;
+	unsigned char buffer[128];
+	unsigned char old[49];
+	char		text[DP_MECHANISM_TEXT_BYTES];
+	const char *cursor;
+	const char *field = NULL;
+	dp_counter	header;
+	double		bound_unstated = 0;
+	double		bound_one = -1;
+
+	unstated.max_per_step = DP_STEP_BOUND_UNSTATED;
+	stated_one.max_per_step = 1;
+
+	tap_ok(dp_mechanism_validate(&unstated, &field) == DP_OK, "an unstated bound validates");
+	dp_mechanism_encode(&unstated, buffer);
+	tap_ok(dp_get_u64(buffer + 24) == 0 &&
+		   dp_mechanism_decode(buffer, dp_mechanism_encoded_size(&unstated), &back, &error) == DP_OK &&
+		   memcmp(&back, &unstated, sizeof(back)) == 0,
+		   "an unstated bound round-trips through the stored form as 0");
+	dp_mechanism_to_text(&unstated, text, sizeof(text));
+	cursor = text;
+	tap_ok(strstr(text, "max_per_step") == NULL &&
+		   dp_mechanism_parse(&cursor, &back, &error) == DP_OK &&
+		   memcmp(&back, &unstated, sizeof(back)) == 0,
+		   "the text form leaves an unstated bound out and reads it back: %s", text);
+	cursor = "binary(epsilon=0.75,horizon=365,max_per_step=0)";
+	tap_ok(dp_mechanism_parse(&cursor, &back, &error) != DP_OK &&
+		   strcmp(error.field, "max_per_step") == 0,
+		   "max_per_step=0 in text is refused: one mechanism, one text");
+
+	/* what 0.13.0 wrote: version 1, max_per_step 1, and its text */
+	memset(old, 0, sizeof(old));
+	old[0] = 1;
+	old[1] = DP_MECHANISM_BINARY;
+	dp_put_f64(old + 8, 0.75);
+	dp_put_u64(old + 16, 365);
+	dp_put_u64(old + 24, 1);
+	tap_ok(dp_mechanism_decode(old, sizeof(old), &back, &error) == DP_OK &&
+		   memcmp(&back, &stated_one, sizeof(back)) == 0,
+		   "a stored form of 0.13.0 with max_per_step 1 decodes to a bound of 1");
+	dp_mechanism_encode(&stated_one, buffer);
+	tap_ok(memcmp(buffer, old, sizeof(old)) == 0, "and a bound of 1 is still written byte for byte so");
+	cursor = "binary(epsilon=0.75,horizon=365,max_per_step=1)";
+	tap_ok(dp_mechanism_parse(&cursor, &back, &error) == DP_OK &&
+		   memcmp(&back, &stated_one, sizeof(back)) == 0,
+		   "the text 0.13.0 wrote reads as a bound of 1");
+
+	tap_ok(dp_counter_prepare(&header, &unstated, &field) == DP_ERROR_STEP_BOUND_UNSTATED &&
+		   strcmp(field, "max_per_step") == 0, "a counter refuses an unstated bound");
+	tap_ok(dp_counter_prepare(&header, &stated_one, &field) == DP_OK, "and accepts a stated one");
+	{
+		int			computed = dp_mechanism_error_bound(&unstated, 100, 0.95, &bound_unstated,
+														&field) == DP_OK &&
+			dp_mechanism_error_bound(&stated_one, 100, 0.95, &bound_one, &field) == DP_OK;
+
+		tap_ok(computed && bound_unstated == bound_one,
+			   "planning answers per unit of an unstated bound (%g = %g)", bound_unstated, bound_one);
+	}
+
+	back = unstated;
+	back.max_per_step = -1;
+	tap_ok(dp_mechanism_validate(&back, &field) == DP_ERROR_MAX_PER_STEP, "a negative bound is refused");
+	back = make(DP_MECHANISM_SIMPLE_II, DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION, 0, 0, 3, NULL);
+	back.max_per_step = DP_STEP_BOUND_UNSTATED;
+	tap_ok(dp_mechanism_validate(&back, &field) == DP_ERROR_MAX_PER_STEP,
+		   "a statistic's counter (per observation) must state its bound");
+}
+
 /* a counter's compact form decodes (1) or is refused (0) */
 static int
 decodes(const unsigned char *bytes, size_t length, const dp_mechanism *m)
@@ -138,7 +218,7 @@ decodes(const unsigned char *bytes, size_t length, const dp_mechanism *m)
 static void
 test_compact_states(void)
 {
-	dp_mechanism m = test_mechanism("binary(epsilon=1,horizon=8)");
+	dp_mechanism m = test_mechanism("binary(epsilon=1,horizon=8,max_per_step=1)");
 	dp_random	rng;
 	dp_counter *counter;
 	unsigned char bytes[512];
@@ -159,7 +239,7 @@ test_compact_states(void)
 	tap_ok(!decodes(bytes, size + 1, &m), "a trailing byte is refused");
 	free(counter);
 
-	m = test_mechanism("balanced_unbounded(epsilon=1,arity=21)");
+	m = test_mechanism("balanced_unbounded(epsilon=1,arity=21,max_per_step=1)");
 	counter = test_start_counter(&m, &rng);
 	size = dp_counter_serialized_size(counter);
 	dp_counter_serialize(counter, bytes);
@@ -321,6 +401,7 @@ main(void)
 {
 	test_round_trips();
 	test_refusals();
+	test_step_bound();
 	test_partitions();
 	test_compact_states();
 	return tap_done();

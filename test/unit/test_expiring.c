@@ -323,7 +323,7 @@ test_curve(void)
 	tap_ok(wrong == 0, "the loss curve is epsilon times the sum of (l + 1)^(lambda - 1) over "
 		   "the released levels, for 5 lambdas, 4 delays and ages up to 5000 (%d differ)", wrong);
 	{
-		dp_mechanism m = test_mechanism("expiring_baseline(epsilon=1,horizon=100000,window=127,past_ratio=0.25)");
+		dp_mechanism m = test_mechanism("expiring_baseline(epsilon=1,horizon=100000,window=127,past_ratio=0.25,max_per_step=1)");
 		double		at_126 = dp_delayed_tree_privacy_loss(&m, 126),
 					at_127 = dp_delayed_tree_privacy_loss(&m, 127);
 
@@ -332,7 +332,7 @@ test_curve(void)
 			   "(%.15g, %.15g)", at_126, at_127);
 	}
 	{
-		dp_mechanism m = test_mechanism("binary(epsilon=0.3,horizon=100)");
+		dp_mechanism m = test_mechanism("binary(epsilon=0.3,horizon=100,max_per_step=1)");
 
 		tap_ok(dp_delayed_tree_privacy_loss(&m, 50) == 0.3,
 			   "a mechanism without expiration loses its epsilon at every age");
@@ -394,8 +394,8 @@ test_exact_loss(const char *text, bool expect_tight_start)
 static void
 test_negative_controls(void)
 {
-	dp_mechanism m = test_mechanism("expiring(epsilon=1,lambda=2,delay=0)");
-	dp_mechanism smaller = test_mechanism("expiring(epsilon=1,lambda=1,delay=0)");
+	dp_mechanism m = test_mechanism("expiring(epsilon=1,lambda=2,delay=0,max_per_step=1)");
+	dp_mechanism smaller = test_mechanism("expiring(epsilon=1,lambda=1,delay=0,max_per_step=1)");
 	double		losses[LEVELS];
 	double		loss = 0;
 	int			above = 0;
@@ -466,7 +466,7 @@ test_refusals(void)
 			   strcmp(error.field, "lambda") == 0, "lambda is required");
 	}
 	{
-		dp_mechanism m = test_mechanism("expiring(epsilon=0.5,lambda=2.25,delay=3,pan_private=true)");
+		dp_mechanism m = test_mechanism("expiring(epsilon=0.5,lambda=2.25,delay=3,pan_private=true,max_per_step=1)");
 		char		text[DP_MECHANISM_TEXT_BYTES];
 		dp_mechanism back;
 		dp_parse_error error;
@@ -481,7 +481,7 @@ test_refusals(void)
 		tap_ok(dp_mechanism_encoded_size(&m) == 57 && bytes[0] == 2 &&
 			   dp_mechanism_decode(bytes, 57, &decoded, &error) == DP_OK &&
 			   memcmp(&decoded, &m, sizeof(m)) == 0, "stored form: codec version 2 with lambda");
-		m = test_mechanism("binary(epsilon=0.5,horizon=8)");
+		m = test_mechanism("binary(epsilon=0.5,horizon=8,max_per_step=1)");
 		dp_mechanism_encode(&m, bytes);
 		tap_ok(dp_mechanism_encoded_size(&m) == 49 && bytes[0] == 1,
 			   "mechanisms without a real parameter keep codec version 1");

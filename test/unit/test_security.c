@@ -329,8 +329,11 @@ test_text(void)
 	tap_ok(parse_counter("v1 binary(epsilon=1,horizon=4,pan_private=true) steps=0 nodes=[0,0,0]",
 						 &error) == DP_ERROR_FORMAT,
 		   "and for Binary with an option");
-	tap_ok(parse_counter("v1 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0]", &error) == DP_OK,
+	tap_ok(parse_counter("v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=0 nodes=[0,0,0]", &error) == DP_OK,
 		   "a v1 plain Binary state is still read");
+	tap_ok(parse_counter("v1 binary(epsilon=1,horizon=4) steps=0 nodes=[0,0,0]", &error) == DP_ERROR_FORMAT &&
+		   strcmp(error.field, "max_per_step") == 0,
+		   "a state whose mechanism states no max_per_step is refused (no version wrote one)");
 }
 
 static void

@@ -102,7 +102,7 @@ test_design(void)
 	for (int64_t t = 1; t <= 3000 + (int64_t) (sizeof(spot) / sizeof(spot[0])); t++)
 	{
 		int64_t		horizon = t <= 3000 ? t : spot[t - 3001];
-		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1)");
+		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1,max_per_step=1)");
 		dp_counter	header;
 		const char *field;
 		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
@@ -553,7 +553,7 @@ test_refusals(void)
 			   "the largest horizon is accepted and its text form round-trips: %s", text);
 	}
 	{
-		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1000,consistent=true,contributions=3)");
+		dp_mechanism m = test_mechanism("smooth_binary(rho=0.5,horizon=1000,consistent=true,contributions=3,max_per_step=1)");
 		double		bound;
 		const char *field;
 

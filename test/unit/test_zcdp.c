@@ -163,7 +163,7 @@ test_store_continue(const char *text, int64_t steps)
 static void
 test_text_and_refusals(void)
 {
-	dp_mechanism m = test_mechanism("blt(rho=0.5,horizon=1000)");
+	dp_mechanism m = test_mechanism("blt(rho=0.5,horizon=1000,max_per_step=1)");
 	char		text[DP_MECHANISM_TEXT_BYTES];
 	const char *bad[] = {
 		"blt(epsilon=1,horizon=1000)",	/* BLT is zCDP only */
