@@ -37,6 +37,7 @@ REGRESS = argument_order binary_mechanism catalog managed_streams mechanisms pla
 REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
 REGRESS += publications publication_persons
 REGRESS += refusals
+REGRESS += mechanism_kinds
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read

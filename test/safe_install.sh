@@ -46,17 +46,24 @@ cleanup() {
 trap cleanup EXIT
 
 # the ```sql blocks of a page, skipped ones included when $2 = all, between
-# the heading $3 (a regex) and the next heading of the same level
+# the heading $3 (a regex) and the next heading of the same level; a block
+# whose stated output (the ```text block right after it, test/docs.sh)
+# shows an ERROR is a refusal shown on purpose, and is left out
 blocks() {
   awk -v all="$2" -v from="$3" '
+    function flush() { if (held != "" && !refused) printf "%s", held; held = ""; refused = 0 }
     $0 ~ from { on = 1; level = index($0, " "); next }
     on && /^#+ / && index($0, " ") <= level { on = 0 }
     !on { next }
-    /^<!-- docs-test: skip/ { skip = 1; next }
-    /^```sql[[:space:]]*$/ { if (skip && all != "all") { skipping = 1 } else { inside = 1 }; skip = 0; next }
-    /^```/ { inside = 0; skipping = 0; next }
-    NF > 0 && !inside && !skipping { skip = 0 }
-    inside { print }
+    /^<!-- docs-test: skip/ { flush(); skip = 1; next }
+    /^```sql[[:space:]]*$/ { flush(); if (skip && all != "all") { skipping = 1 } else { inside = 1 }; skip = 0; next }
+    /^```text[[:space:]]*$/ && !inside && !skipping { stated = 1; next }
+    /^```/ { inside = 0; skipping = 0; stated = 0; next }
+    stated && /^ERROR:/ { refused = 1; next }
+    stated { next }
+    NF > 0 && !inside && !skipping { skip = 0; flush() }
+    inside { held = held $0 "\n" }
+    END { flush() }
   ' "$1"
 }
 
@@ -135,9 +142,10 @@ echo 'CREATE EXTENSION dp_stream;' >"$work/install_old.sql"
   echo "SET client_min_messages = warning;"
   blocks README.md some '^## A first query'
   echo "DROP TABLE admissions CASCADE;   -- docs/managed_streams.md makes its own"
-  # the page begins with the install, done above (as README.md or the old way)
+  # the page begins with the install, done above (as README.md or the old way),
+  # and creates the roles README.md grants to, made above
   blocks docs/managed_streams.md some '^# ' |
-    grep -vE '^(CREATE SCHEMA dp;|GRANT USAGE ON SCHEMA dp TO PUBLIC;|CREATE EXTENSION dp_stream SCHEMA dp;)'
+    grep -vE '^(CREATE SCHEMA dp;|GRANT USAGE ON SCHEMA dp TO PUBLIC;|CREATE EXTENSION dp_stream SCHEMA dp;|CREATE ROLE (reporting_job|analyst) LOGIN IN ROLE dp_stream_(admin|reader);)'
   echo "SELECT dp_hybrid(epsilon => 1.0, max_per_step => 50) IS NOT NULL AS typed_as_in_the_docs;"
 } >"$work/examples.sql"
 

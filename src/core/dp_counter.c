@@ -31,6 +31,13 @@ dp_counter_kind_by_id(int32_t kind)
 	return NULL;
 }
 
+/* The kinds in registry order, for listing them; NULL past the last. */
+const dp_counter_kind *
+dp_counter_kind_at(size_t index)
+{
+	return index < KIND_COUNT ? all_kinds[index] : NULL;
+}
+
 const dp_counter_kind *
 dp_counter_kind_by_name(const char *name)
 {

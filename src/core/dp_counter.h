@@ -303,6 +303,7 @@ extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
  * so a new kind, or a kind that gains an option, is listed at once.
  */
 extern size_t dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size);
+extern const dp_counter_kind *dp_counter_kind_at(size_t index);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the
