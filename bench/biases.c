@@ -28,7 +28,8 @@
  *               when the mechanism's own release is biased beyond that
  *               (it is unbiased: the check that the harness is right).
  *
- * Usage: biases {expiring|honaker|band|consistent|all} [quick]
+ * Usage: biases {expiring|honaker|band|consistent|all} [quick|full [LOG2_T]]
+ * (LOG2_T: Honaker at that horizon only)
  */
 #include <complex.h>
 #include <math.h>
@@ -302,8 +303,8 @@ pmf_of(double b, int64_t terms)
  * the groups (one Laplace scale b): [*low, *high].
  */
 static void
-exact_half_width(const dp_noise_group *groups, int count, double b, double miss,
-				 double *low, double *high)
+exact_half_width(const dp_noise_group *groups, int count, double b, int misses,
+				 const double *miss, double *low, double *high)
 {
 	const double h = 1.0 / 64;
 	double		reach = 0;
@@ -374,24 +375,25 @@ exact_half_width(const dp_noise_group *groups, int count, double b, double miss,
 	 * smallest with 2 P[S_low > x] <= miss is at most it, less one grid
 	 * step (*low).
 	 */
+	for (int i = 0; i < misses; i++)
 	{
 		double		tail_lo = 0,
 					tail_hi = 0;
 		int			found_lo = 0,
 					found_hi = 0;
 
-		*low = *high = NAN;
+		low[i] = high[i] = NAN;
 		for (int m = n / 2 - 1; m >= 0; m--)
 		{
 			/* tails P[S > m h], accumulated from the top */
-			if (!found_lo && 2 * (tail_lo + fmax(creal(lo[(m + 1) % n]) / n, 0)) > miss)
+			if (!found_lo && 2 * (tail_lo + fmax(creal(lo[(m + 1) % n]) / n, 0)) > miss[i])
 			{
-				*low = m * h;
+				low[i] = m * h;
 				found_lo = 1;
 			}
-			if (!found_hi && 2 * (tail_hi + fmax(creal(hi[(m + 1) % n]) / n, 0)) > miss)
+			if (!found_hi && 2 * (tail_hi + fmax(creal(hi[(m + 1) % n]) / n, 0)) > miss[i])
 			{
-				*high = (m + 1) * h;
+				high[i] = (m + 1) * h;
 				found_hi = 1;
 			}
 			tail_lo += fmax(creal(lo[(m + 1) % n]) / n, 0);
@@ -406,91 +408,92 @@ exact_half_width(const dp_noise_group *groups, int count, double b, double miss,
 }
 
 static void
-honaker(void)
+honaker(int only_log)
 {
 	static const int log_horizons[] = {10, 16, 20};
 	static const double misses[] = {0.05, 0.01};
 
 	printf("## Honaker: the Chernoff bound of dp_error_bound against the exact quantile\n\n");
 	printf("epsilon 1, max_per_step 1; noise only (the rounding slack of 0.5 + 2^-11 that "
-		   "dp_error_bound adds is left out of both); exact: bracketed to a grid of 1/64.\n"
-		   "Steps: every t at 2^10; elsewhere the powers of k and one less, T, and 16 "
-		   "spread steps.\n\n");
+		   "dp_error_bound adds is left out of both); exact: bracketed to a grid of 1/64; "
+		   "ratio max is against the bracket's low end, ratio min against its high end.\n"
+		   "Steps: t = 1..128, the powers of k and one less, T, and 16 spread steps.\n\n");
 	printf("| T | k | confidence | steps | ratio min | ratio max (at t: bound / exact) | ratio mean |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (int hz = 0; hz < 3; hz++)
 		for (int pass = 0; pass < 2; pass++)
-			for (int mi = 0; mi < 2; mi++)
+		{
+			int64_t		horizon = (int64_t) 1 << log_horizons[hz];
+			char		text[160];
+			dp_mechanism m;
+			dp_counter *c;
+			int64_t		steps[400];
+			int			step_count = 0;
+			double		rmin[2] = {INFINITY, INFINITY},
+						rmax[2] = {0, 0},
+						rsum[2] = {0, 0},
+						at_bound[2] = {0, 0},
+						at_exact[2] = {0, 0};
+			int64_t		at_t[2] = {0, 0};
+			int64_t		k;
+			double		b;
+			int			few = quick ? 16 : 128;
+
+			if (only_log > 0 && log_horizons[hz] != only_log)
+				continue;
+			if (pass == 0)
+				snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1,arity=2)",
+						 (long long) horizon);
+			else
+				snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1)",
+						 (long long) horizon);
+			m = parse(text);
+			c = prepared(&m);
+			k = m.block;
+			b = dp_scale_as_double(&c->scale);
+			for (int64_t t = 1; t <= few; t++)
+				steps[step_count++] = t;
+			for (int64_t p = k; p <= horizon; p *= k)
 			{
-				int64_t		horizon = (int64_t) 1 << log_horizons[hz];
-				char		text[160];
-				dp_mechanism m;
-				dp_counter *c;
-				int64_t		steps[400];
-				int			step_count = 0;
-				double		rmin = INFINITY,
-							rmax = 0,
-							rsum = 0,
-							at_bound = 0,
-							at_exact = 0;
-				int64_t		at_t = 0;
-				int64_t		k;
-				double		b;
-
-				if (pass == 0)
-					snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1,arity=2)",
-							 (long long) horizon);
-				else
-					snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1)",
-							 (long long) horizon);
-				m = parse(text);
-				c = prepared(&m);
-				k = m.block;
-				b = dp_scale_as_double(&c->scale);
-				if (horizon <= 1024 && !quick)
-					for (int64_t t = 1; t <= horizon; t++)
-						steps[step_count++] = t;
-				else
-				{
-					for (int64_t p = 1; p <= horizon; p *= k)
-					{
-						steps[step_count++] = p;
-						if (p > 1)
-							steps[step_count++] = p - 1;
-					}
-					steps[step_count++] = horizon;
-					for (int i = 1; i <= (quick ? 4 : 16); i++)
-						steps[step_count++] = 1 + (int64_t) ((double) (horizon - 1) * i / (quick ? 5 : 17));
-				}
-				for (int i = 0; i < step_count; i++)
-				{
-					dp_noise_group groups[DP_NOISE_GROUPS_MAX];
-					int			count = dp_counter_noise_groups_at(c, steps[i], groups);
-					double		bound = dp_noise_sum_half_width_missing(groups, count, misses[mi]);
-					double		low,
-								high,
-								r;
-
-					exact_half_width(groups, count, b, misses[mi], &low, &high);
-					/* the ratio to the exact quantile, at the conservative end */
-					r = bound / high;
-					if (r < rmin)
-						rmin = r;
-					if (bound / low > rmax)
-					{
-						rmax = bound / low;
-						at_t = steps[i];
-						at_bound = bound;
-						at_exact = (low + high) / 2;
-					}
-					rsum += (bound / low + bound / high) / 2;
-				}
-				printf("| 2^%d | %lld | %g | %d | %.3f | %.3f (t = %lld: %.2f / %.2f) | %.3f |\n",
-					   log_horizons[hz], (long long) k, 1 - misses[mi], step_count, rmin, rmax,
-					   (long long) at_t, at_bound, at_exact, rsum / step_count);
-				fflush(stdout);
-				free(c);
+				if (p > few)
+					steps[step_count++] = p;
+				if (p - 1 > few)
+					steps[step_count++] = p - 1;
 			}
+			steps[step_count++] = horizon;
+			for (int i = 1; i <= (quick ? 4 : 16); i++)
+				steps[step_count++] = 1 + (int64_t) ((double) (horizon - 1) * i / (quick ? 5 : 17));
+			for (int i = 0; i < step_count; i++)
+			{
+				dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+				int			count = dp_counter_noise_groups_at(c, steps[i], groups);
+				double		low[2],
+							high[2];
+
+				exact_half_width(groups, count, b, 2, misses, low, high);
+				for (int mi = 0; mi < 2; mi++)
+				{
+					double		bound = dp_noise_sum_half_width_missing(groups, count, misses[mi]);
+
+					if (bound / high[mi] < rmin[mi])
+						rmin[mi] = bound / high[mi];
+					if (bound / low[mi] > rmax[mi])
+					{
+						rmax[mi] = bound / low[mi];
+						at_t[mi] = steps[i];
+						at_bound[mi] = bound;
+						at_exact[mi] = (low[mi] + high[mi]) / 2;
+					}
+					rsum[mi] += (bound / low[mi] + bound / high[mi]) / 2;
+				}
+			}
+			for (int mi = 0; mi < 2; mi++)
+				printf("| 2^%d | %lld | %g | %d | %.3f | %.3f (t = %lld: %.2f / %.2f) | %.3f |\n",
+					   log_horizons[hz], (long long) k, 1 - misses[mi], step_count, rmin[mi], rmax[mi],
+					   (long long) at_t[mi], at_bound[mi], at_exact[mi], rsum[mi] / step_count);
+			fflush(stdout);
+			free(c);
+		}
 	printf("\n");
 }
 
@@ -728,6 +731,7 @@ main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "all";
 
 	quick = argc > 2 && strcmp(argv[2], "quick") == 0;
+	/* the exact brackets at 2^20 take minutes: one horizon per process */
 	if (!dp_random_library_init())
 	{
 		fprintf(stderr, "biases: libsodium did not initialise\n");
@@ -736,7 +740,7 @@ main(int argc, char **argv)
 	if (strcmp(what, "expiring") == 0 || strcmp(what, "all") == 0)
 		expiring();
 	if (strcmp(what, "honaker") == 0 || strcmp(what, "all") == 0)
-		honaker();
+		honaker(argc > 3 ? atoi(argv[3]) : 0);
 	if (strcmp(what, "band") == 0 || strcmp(what, "all") == 0)
 		band();
 	if (strcmp(what, "consistent") == 0 || strcmp(what, "all") == 0)
