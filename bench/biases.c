@@ -28,8 +28,8 @@
  *               when the mechanism's own release is biased beyond that
  *               (it is unbiased: the check that the harness is right).
  *
- * Usage: biases {expiring|honaker|band|consistent|all} [quick|full [LOG2_T]]
- * (LOG2_T: Honaker at that horizon only)
+ * Usage: biases {expiring|honaker|band|consistent|all} [quick|full [LOG2_T [EPSILON]]]
+ * (LOG2_T: Honaker at that horizon only, 0 for all; EPSILON: Honaker's, 1 by default)
  */
 #include <complex.h>
 #include <math.h>
@@ -408,16 +408,16 @@ exact_half_width(const dp_noise_group *groups, int count, double b, int misses,
 }
 
 static void
-honaker(int only_log)
+honaker(int only_log, double epsilon)
 {
 	static const int log_horizons[] = {10, 16, 20};
 	static const double misses[] = {0.05, 0.01};
 
 	printf("## Honaker: the Chernoff bound of dp_error_bound against the exact quantile\n\n");
-	printf("epsilon 1, max_per_step 1; noise only (the rounding slack of 0.5 + 2^-11 that "
+	printf("epsilon %g, max_per_step 1; noise only (the rounding slack of 0.5 + 2^-11 that "
 		   "dp_error_bound adds is left out of both); exact: bracketed to a grid of 1/64; "
 		   "ratio max is against the bracket's low end, ratio min against its high end.\n"
-		   "Steps: t = 1..128, the powers of k and one less, T, and 16 spread steps.\n\n");
+		   "Steps: t = 1..128, the powers of k and one less, T, and 16 spread steps.\n\n", epsilon);
 	printf("| T | k | confidence | steps | ratio min | ratio max (at t: bound / exact) | ratio mean |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (int hz = 0; hz < 3; hz++)
@@ -442,11 +442,11 @@ honaker(int only_log)
 			if (only_log > 0 && log_horizons[hz] != only_log)
 				continue;
 			if (pass == 0)
-				snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1,arity=2)",
-						 (long long) horizon);
+				snprintf(text, sizeof(text), "honaker(epsilon=%g,horizon=%lld,max_per_step=1,arity=2)",
+						 epsilon, (long long) horizon);
 			else
-				snprintf(text, sizeof(text), "honaker(epsilon=1,horizon=%lld,max_per_step=1)",
-						 (long long) horizon);
+				snprintf(text, sizeof(text), "honaker(epsilon=%g,horizon=%lld,max_per_step=1)",
+						 epsilon, (long long) horizon);
 			m = parse(text);
 			c = prepared(&m);
 			k = m.block;
@@ -740,7 +740,7 @@ main(int argc, char **argv)
 	if (strcmp(what, "expiring") == 0 || strcmp(what, "all") == 0)
 		expiring();
 	if (strcmp(what, "honaker") == 0 || strcmp(what, "all") == 0)
-		honaker(argc > 3 ? atoi(argv[3]) : 0);
+		honaker(argc > 3 ? atoi(argv[3]) : 0, argc > 4 ? atof(argv[4]) : 1.0);
 	if (strcmp(what, "band") == 0 || strcmp(what, "all") == 0)
 		band();
 	if (strcmp(what, "consistent") == 0 || strcmp(what, "all") == 0)
