@@ -640,6 +640,8 @@ consistent(void)
 		{"binary(epsilon=2,horizon=365,max_per_step=3,consistent=true)", 0.73},
 		{"binary(epsilon=1,horizon=365,max_per_step=20,consistent=true)", 5},
 		{"binary(epsilon=1,horizon=365,max_per_step=20,consistent=true)", 15},
+		{"binary(epsilon=1,horizon=365,max_per_step=3,consistent=true)", 1.5},
+		{"binary(epsilon=1,horizon=365,max_per_step=20,consistent=true)", 10},
 		{"hybrid(epsilon=1,max_per_step=3,consistent=true)", 0.73},
 		{"two_level(epsilon=1,horizon=365,max_per_step=3,consistent=true)", 0.73},
 	};
@@ -667,11 +669,14 @@ consistent(void)
 					raw2[AT_COUNT] = {0};
 		double		con[AT_COUNT] = {0},
 					con2[AT_COUNT] = {0};
+		double		damp[AT_COUNT] = {0},
+					damp2[AT_COUNT] = {0};
 
 		for (int r = 0; r < runs; r++)
 		{
 			int64_t		total = 0;
 			int			next = 0;
+			int64_t		damped = 0;
 
 			dp_counter_start(c, &m, &rng, &field);
 			for (int64_t t = 1; t <= 365; t++)
@@ -682,6 +687,16 @@ consistent(void)
 					x = m.max_per_step;
 				total += x;
 				dp_counter_push(c, x, &rng);
+
+				/*
+				 * An alternative rule, for comparison only: move half way to
+				 * the release, within [0, max_per_step].
+				 */
+				{
+					double		step = nearbyint(((double) c->release - (double) damped) / 2);
+
+					damped += step < 0 ? 0 : (step > m.max_per_step ? m.max_per_step : (int64_t) step);
+				}
 				if (next < AT_COUNT && t == at[next])
 				{
 					double		e = (double) c->release - (double) total;
@@ -692,20 +707,24 @@ consistent(void)
 					raw2[next] += e * e;
 					con[next] += f;
 					con2[next] += f * f;
+					damp[next] += (double) damped - (double) total;
+					damp2[next] += ((double) damped - (double) total) * ((double) damped - (double) total);
 					next++;
 				}
 			}
 		}
-		for (int pass = 0; pass < 3; pass++)
+		for (int pass = 0; pass < 4; pass++)
 		{
 			if (pass == 0)
 				printf("| %s | %g | true count |", settings[i].mechanism, settings[i].rate);
 			else
-				printf("| | | %s |", pass == 1 ? "bias of the mechanism's release" : "bias of the consistent release");
+				printf("| | | %s |", pass == 1 ? "bias of the mechanism's release" :
+					   pass == 2 ? "bias of the consistent release" :
+					   "bias of a half-step rule (not shipped)");
 			for (int j = 0; j < AT_COUNT; j++)
 			{
-				double		sum = pass == 1 ? raw[j] : con[j];
-				double		sum2 = pass == 1 ? raw2[j] : con2[j];
+				double		sum = pass == 1 ? raw[j] : pass == 2 ? con[j] : damp[j];
+				double		sum2 = pass == 1 ? raw2[j] : pass == 2 ? con2[j] : damp2[j];
 				double		mean = sum / runs;
 				double		sd = sqrt(fmax(sum2 / runs - mean * mean, 0));
 				double		tol = Z_FAIL * sd / sqrt(runs);
