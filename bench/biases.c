@@ -671,12 +671,15 @@ consistent(void)
 					con2[AT_COUNT] = {0};
 		double		damp[AT_COUNT] = {0},
 					damp2[AT_COUNT] = {0};
+		double		adapt[AT_COUNT] = {0},
+					adapt2[AT_COUNT] = {0};
 
 		for (int r = 0; r < runs; r++)
 		{
 			int64_t		total = 0;
 			int			next = 0;
 			int64_t		damped = 0;
+			double		adaptive = 0;
 
 			dp_counter_start(c, &m, &rng, &field);
 			for (int64_t t = 1; t <= 365; t++)
@@ -697,6 +700,19 @@ consistent(void)
 
 					damped += step < 0 ? 0 : (step > m.max_per_step ? m.max_per_step : (int64_t) step);
 				}
+
+				/*
+				 * Another, for comparison only: rise by at most twice the
+				 * rate the release shows so far (M(t) / t, within [0, N]),
+				 * kept as a real number and released rounded down.
+				 */
+				{
+					double		rate = fmin(fmax((double) c->release / (double) t, 0), (double) m.max_per_step);
+					double		gap = (double) c->release - adaptive;
+
+					if (gap > 0)
+						adaptive += fmin(gap, 2 * rate);
+				}
 				if (next < AT_COUNT && t == at[next])
 				{
 					double		e = (double) c->release - (double) total;
@@ -709,22 +725,25 @@ consistent(void)
 					con2[next] += f * f;
 					damp[next] += (double) damped - (double) total;
 					damp2[next] += ((double) damped - (double) total) * ((double) damped - (double) total);
+					adapt[next] += floor(adaptive) - (double) total;
+					adapt2[next] += (floor(adaptive) - (double) total) * (floor(adaptive) - (double) total);
 					next++;
 				}
 			}
 		}
-		for (int pass = 0; pass < 4; pass++)
+		for (int pass = 0; pass < 5; pass++)
 		{
 			if (pass == 0)
 				printf("| %s | %g | true count |", settings[i].mechanism, settings[i].rate);
 			else
 				printf("| | | %s |", pass == 1 ? "bias of the mechanism's release" :
 					   pass == 2 ? "bias of the consistent release" :
-					   "bias of a half-step rule (not shipped)");
+					   pass == 3 ? "bias of a half-step rule (not shipped)" :
+					   "bias of a rise of at most twice M(t)/t (not shipped)");
 			for (int j = 0; j < AT_COUNT; j++)
 			{
-				double		sum = pass == 1 ? raw[j] : pass == 2 ? con[j] : damp[j];
-				double		sum2 = pass == 1 ? raw2[j] : pass == 2 ? con2[j] : damp2[j];
+				double		sum = pass == 1 ? raw[j] : pass == 2 ? con[j] : pass == 3 ? damp[j] : adapt[j];
+				double		sum2 = pass == 1 ? raw2[j] : pass == 2 ? con2[j] : pass == 3 ? damp2[j] : adapt2[j];
 				double		mean = sum / runs;
 				double		sd = sqrt(fmax(sum2 / runs - mean * mean, 0));
 				double		tol = Z_FAIL * sd / sqrt(runs);
