@@ -6,7 +6,7 @@
 # simultaneous (union-bound) band (seeded runs of the core), and
 # dp_consistent's bias against t (seeded runs of the core); then
 # bench/truncation.sh (person-level truncation against noise, SQL).
-#   bench/biases.sh                 full (about 15 minutes, most of it Honaker)
+#   bench/biases.sh                 full (about 25 minutes on one core, most of it Honaker)
 #   BENCH_QUICK=1 bench/biases.sh   fewer steps and runs (about a minute)
 #   bench/biases.sh consistent      one part: expiring, honaker, band, consistent
 set -euo pipefail
