@@ -13,3 +13,4 @@ bench/aggregates.sh
 bench/throughput.sh
 bench/sampler_timing.sh
 bench/hospital.sh
+bench/biases.sh

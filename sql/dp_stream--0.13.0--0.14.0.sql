@@ -663,6 +663,10 @@ COMMENT ON FUNCTION @extschema@.dp_mechanism_kinds() IS
 -- ===== end of section: docs =====
 
 -- ===== section: biases =====
+-- dp_error_bound_max is a per-step bound: say so where \df+ shows it
+COMMENT ON FUNCTION @extschema@.dp_error_bound_max(@extschema@.dp_mechanism, bigint, float8) IS
+    'the widest error bound over steps 1..steps: a band that never narrows (at most 10^7 steps); '
+    'per step, not for the whole stream: at confidence 1 - (1 - c) / steps it holds at every step at once with probability >= c';
 -- ===== end of section: biases =====
 
 -- ===== section: demo =====
