@@ -83,7 +83,7 @@ set key top left
 # headroom above the data for the key
 set offsets graph 0, graph 0, graph 0.3, graph 0
 # two panels: Binary's variance is seven times the others'
-set multiplot layout 2,1 title 'Variance of the running count measured through SQL ($trials runs, points) against the exact variance (lines), T = 1024 steps, epsilon = 1'
+set multiplot layout 2,1 title "Variance of the running count measured through SQL ($trials runs, points)\nagainst the exact variance (lines), T = 1024 steps, epsilon = 1"
 plot 'bench/out/mechanisms_empirical_1024.dat' using 1:3 with lines lw 1 lc rgb '#f0b0a8' title 'Binary, exact', \\
      '' using 1:2 with points pt 7 ps 0.35 lc rgb '#c0392b' title 'Binary, measured'
 plot 'bench/out/mechanisms_empirical_1024.dat' using 1:5 with lines lw 1 lc rgb '#a8c4e8' title 'Balanced, exact', \\
