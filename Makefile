@@ -32,7 +32,7 @@ PG_CFLAGS = -Wall -Wextra $(DP_WERROR) -Wno-unused-parameter -Wno-missing-field-
 # make installcheck: the regression suite against an installed server, as a
 # superuser (the tests set dp_stream.seed, create roles and reinstall the
 # extension); scripts/test.sh runs the same files in a throwaway cluster.
-REGRESS = binary_mechanism catalog managed_streams mechanisms planning privacy_unit randomized_response \
+REGRESS = argument_order binary_mechanism catalog managed_streams mechanisms planning privacy_unit randomized_response \
           sealing security seed_setting statistics upgrade zcdp expiring sampler ledger
 REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
 REGRESS += publications publication_persons

@@ -69,20 +69,20 @@ SQL
 # C program's text form, cast to dp_mechanism.
 constructor() {
   case $1 in
-    binary) echo "dp_binary|dp_binary(1, $2)" ;;
-    two_level) echo "dp_two_level|dp_two_level(1, $2)" ;;
-    hybrid) echo "dp_hybrid|dp_hybrid(1)" ;;
-    kary) echo "dp_kary|dp_kary(1, $2)" ;;
-    balanced) echo "dp_balanced|dp_balanced(1, $2)" ;;
-    balanced_unbounded) echo "dp_balanced_unbounded|dp_balanced_unbounded(1)" ;;
-    ppcum) echo "dp_ppcum|dp_ppcum(1, $2)" ;;
-    simple_ii) echo "dp_simple_ii|dp_simple_ii(1)" ;;
-    simple_i) echo "dp_simple_i|dp_simple_i(1, $2)" ;;
-    honaker_2) echo "dp_honaker|dp_honaker(1, $2, 2)" ;;
-    honaker) echo "dp_honaker|dp_honaker(1, $2)" ;;
-    binary_rho) echo "dp_gaussian_binary|dp_gaussian_binary(0.5, $2)" ;;
-    blt) echo "dp_blt|dp_blt(0.5, $2)" ;;
-    smooth_binary) echo "dp_smooth_binary|dp_smooth_binary(0.5, $2)" ;;
+    binary) echo "dp_binary|dp_binary(1, $2, 1)" ;;
+    two_level) echo "dp_two_level|dp_two_level(1, $2, 1)" ;;
+    hybrid) echo "dp_hybrid|dp_hybrid(1, 1)" ;;
+    kary) echo "dp_kary|dp_kary(1, $2, 1)" ;;
+    balanced) echo "dp_balanced|dp_balanced(1, $2, 1)" ;;
+    balanced_unbounded) echo "dp_balanced_unbounded|dp_balanced_unbounded(1, 1)" ;;
+    ppcum) echo "dp_ppcum|dp_ppcum(1, $2, 1)" ;;
+    simple_ii) echo "dp_simple_ii|dp_simple_ii(1, 1)" ;;
+    simple_i) echo "dp_simple_i|dp_simple_i(1, $2, 1)" ;;
+    honaker_2) echo "dp_honaker|dp_honaker(1, $2, 1, arity => 2)" ;;
+    honaker) echo "dp_honaker|dp_honaker(1, $2, 1)" ;;
+    binary_rho) echo "dp_gaussian_binary|dp_gaussian_binary(0.5, $2, 1)" ;;
+    blt) echo "dp_blt|dp_blt(0.5, $2, 1)" ;;
+    smooth_binary) echo "dp_smooth_binary|dp_smooth_binary(0.5, $2, 1)" ;;
     *) echo "|" ;;
   esac
 }

@@ -9,7 +9,7 @@
 #   - one set-based dp_stream.publish of a day of every meter (the first day,
 #     which creates the partitions, and the median of the following days).
 # Runs in a throwaway cluster.  BENCH_METERS, BENCH_DAYS, BENCH_REPS,
-# BENCH_PUBLISH_DAYS, BENCH_MECHANISM (default dp_two_level(1.0, days + 1));
+# BENCH_PUBLISH_DAYS, BENCH_MECHANISM (default dp_two_level(1.0, days + 1, 1));
 # BENCH_QUICK=1 for a small run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ days=${BENCH_DAYS:-365}
 reps=${BENCH_REPS:-3}
 publish_days=${BENCH_PUBLISH_DAYS:-6}
 if [ -n "${BENCH_QUICK:-}" ]; then meters=500; days=60; reps=3; publish_days=4; fi
-mechanism=${BENCH_MECHANISM:-"dp_two_level(1.0, $((days + 1)))"}
+mechanism=${BENCH_MECHANISM:-"dp_two_level(1.0, $((days + 1)), 1)"}
 
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 CREATE EXTENSION dp_stream;

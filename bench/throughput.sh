@@ -54,13 +54,13 @@ bench_pair() {
   w="ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
   bench_pair "1 stream x $small_rows rows" \
     "SELECT count(c) FROM (SELECT sum(x) OVER ($w) c FROM small_stream) s" \
-    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, $small_rows)) OVER ($w) c FROM small_stream) s"
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, $small_rows, 1)) OVER ($w) c FROM small_stream) s"
   bench_pair "1 stream x $rows rows" \
     "SELECT count(c) FROM (SELECT sum(x) OVER ($w) c FROM one_stream) s" \
-    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, $rows)) OVER ($w) c FROM one_stream) s"
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, $rows, 1)) OVER ($w) c FROM one_stream) s"
   bench_pair "$partitions streams x 365 rows" \
     "SELECT count(c) FROM (SELECT sum(x) OVER (PARTITION BY k $w) c FROM many_streams) s" \
-    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, 365)) OVER (PARTITION BY k $w) c FROM many_streams) s"
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_binary(1.0, 365, 1)) OVER (PARTITION BY k $w) c FROM many_streams) s"
   bench_pair "avg: 1 stream x $small_rows rows" \
     "SELECT count(c) FROM (SELECT avg(x::float8) OVER ($w) c FROM small_stream) s" \
     "SELECT count(c) FROM (SELECT dp_avg(x, 0, 1, dp_binary(1.0, $small_rows)) OVER ($w) c FROM small_stream) s"
@@ -69,12 +69,12 @@ bench_pair() {
     "SELECT count(c) FROM (SELECT dp_variance(x, 0, 1, dp_binary(1.0, $small_rows)) OVER ($w) c FROM small_stream) s"
   bench_pair "dp_auto: 1 stream x $small_rows rows" \
     "SELECT count(c) FROM (SELECT sum(x) OVER ($w) c FROM small_stream) s" \
-    "SELECT count(c) FROM (SELECT dp_count(x, dp_auto(1.0, $small_rows)) OVER ($w) c FROM small_stream) s"
+    "SELECT count(c) FROM (SELECT dp_count(x, dp_auto(1.0, $small_rows, 1)) OVER ($w) c FROM small_stream) s"
   echo
   echo "Stored size of a dp_counter (pg_column_size, bytes)"
-  psql -X -At -F ' ' -c "SELECT 'T = 2^20', pg_column_size(dp_count_state(1, dp_binary(1, 1048576)))
-                         UNION ALL SELECT 'T = 2^40', pg_column_size(dp_count_state(1, dp_binary(1, 1099511627776)))
-                         UNION ALL SELECT 'T = 2^62', pg_column_size(dp_count_state(1, dp_binary(1, 4611686018427387904)))"
+  psql -X -At -F ' ' -c "SELECT 'T = 2^20', pg_column_size(dp_count_state(1, dp_binary(1, 1048576, 1)))
+                         UNION ALL SELECT 'T = 2^40', pg_column_size(dp_count_state(1, dp_binary(1, 1099511627776, 1)))
+                         UNION ALL SELECT 'T = 2^62', pg_column_size(dp_count_state(1, dp_binary(1, 4611686018427387904, 1)))"
 } | tee bench/out/throughput.txt
 
 gnuplot <<'PLOT'

@@ -54,7 +54,7 @@ GRANT SELECT ON attack_history TO dp_attack_analyst;
 
 SET SESSION AUTHORIZATION dp_attack_publisher;
 INSERT INTO attack_history
-  VALUES (0, dp_counter_new(dp_binary(1.0, 64, 16)), dp_statistic_new('average', 0, 16, dp_hybrid(1.0)));
+  VALUES (0, dp_counter_new(dp_binary(1.0, 64, 16)), dp_statistic_new('average', 0, 16, dp_hybrid(1.0, 1)));
 DO $$
 BEGIN
   FOR d IN 1 .. 60 LOOP
@@ -184,16 +184,16 @@ RESET SESSION AUTHORIZATION;
 
 -- 4. Repeatable states are pan-private and content-keyed; a kind that
 -- cannot key its noise by content is refused.
-SELECT dp_mechanism(dp_counter_new(dp_binary(1.0, 64), true)) AS repeatable_counter,
-       dp_mechanism(dp_statistic_new('sum', 0, 10, dp_hybrid(1.0), true)) AS repeatable_sum;
-SELECT dp_counter_new(dp_simple_i(1.0, 64), true);
-SELECT dp_statistic_new('sum', 0, 10, dp_ppcum(1.0, 64), true);
-SELECT dp_counter_new(dp_binary(1.0, 64), false) IS NOT NULL AS ordinary_states_unchanged;
+SELECT dp_mechanism(dp_counter_new(dp_binary(1.0, 64, 1), true)) AS repeatable_counter,
+       dp_mechanism(dp_statistic_new('sum', 0, 10, dp_hybrid(1.0, 1), true)) AS repeatable_sum;
+SELECT dp_counter_new(dp_simple_i(1.0, 64, 1), true);
+SELECT dp_statistic_new('sum', 0, 10, dp_ppcum(1.0, 64, 1), true);
+SELECT dp_counter_new(dp_binary(1.0, 64, 1), false) IS NOT NULL AS ordinary_states_unchanged;
 
 -- A stream created in a transaction cannot be advanced in it: a stream
 -- whose creation rolls back releases nothing.
 BEGIN;
-SELECT dp_stream.create_stream('attack_new', 'count', dp_binary(1.0, 64), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('attack_new', 'count', dp_binary(1.0, 64, 1), first_period => '2026-01-01');
 SELECT step FROM dp_stream.advance('attack_new', '2026-01-01', 1);
 ROLLBACK;
 
@@ -312,12 +312,12 @@ ROLLBACK;
 SELECT step FROM dp_stream.advance('attack_retry', timestamp '2026-01-01' + 41 * interval '1 day', 1);
 -- the same for a statistic's state: a fresh repeatable state made outside
 -- create_stream belongs to no stream
-SELECT dp_stream.create_stream('attack_average', 'average', dp_hybrid(1.0), 0, 10,
+SELECT dp_stream.create_stream('attack_average', 'average', dp_hybrid(1.0, 1), 0, 10,
                                first_period => '2026-01-01');
 SELECT step FROM dp_stream.advance('attack_average', '2026-01-01', 4);
 BEGIN;
 UPDATE dp_stream.streams
-   SET statistic_state = dp_push(dp_statistic_new('average', 0, 10, dp_hybrid(1.0), true), 4::float8)
+   SET statistic_state = dp_push(dp_statistic_new('average', 0, 10, dp_hybrid(1.0, 1), true), 4::float8)
  WHERE name = 'attack_average';
 SELECT step FROM dp_stream.advance('attack_average', '2026-01-02', 4);
 ROLLBACK;
@@ -331,7 +331,7 @@ SELECT setseed(0.23);
 CREATE TEMP TABLE lengths AS
   SELECT k, octet_length(dp_counter_send(dp_count_state(x, dp_binary(1.0, 64, 16) ORDER BY t))) AS binary_count,
          octet_length(dp_counter_send(dp_count_state(x, dp_hybrid(1.0, 16) ORDER BY t))) AS hybrid_count,
-         octet_length(dp_statistic_send(dp_avg_state(v, 0, 100, dp_hybrid(1.0) ORDER BY t))) AS hybrid_average
+         octet_length(dp_statistic_send(dp_avg_state(v, 0, 100, dp_hybrid(1.0, 1) ORDER BY t))) AS hybrid_average
   FROM (SELECT k, t, (random() * 16 * (k % 3) / 2)::bigint AS x,
                CASE WHEN random() < k % 4 / 4.0 THEN NULL ELSE random() * 100 END AS v
         FROM generate_series(1, 1000) k, generate_series(1, 40) t) d

@@ -31,22 +31,22 @@ CREATE ROLE kp_reader LOGIN;
 SELECT dp_stream.create_budget('pin_budget', 10);
 SELECT dp_stream.create_key('pin_count', dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
                             'pin_budget') IS NOT NULL AS registered;
-SELECT dp_stream.create_key('pin_avg', dp_hybrid(epsilon => 1.0), 'pin_budget',
+SELECT dp_stream.create_key('pin_avg', dp_hybrid(epsilon => 1.0, max_per_step => 1), 'pin_budget',
                             statistic => 'average', lower => 0, upper => 5) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('pin_sum', dp_two_level(1.0, 20), 'pin_budget', statistic => 'sum',
+SELECT dp_stream.create_key('pin_sum', dp_two_level(1.0, 20, 1), 'pin_budget', statistic => 'sum',
                             lower => 0, upper => 5, integer_values => true) IS NOT NULL AS registered;
 SET ROLE kp_admin;
 SELECT dp_stream.create_budget('wards', 10);
 SELECT dp_stream.create_key('ward_admissions',
                             dp_binary(epsilon => 1.0, horizon => 50, max_per_step => 50),
                             'wards', used_by => 'kp_publisher') IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_average', dp_hybrid(epsilon => 1.0), 'wards',
+SELECT dp_stream.create_key('ward_average', dp_hybrid(epsilon => 1.0, max_per_step => 1), 'wards',
                             used_by => 'kp_publisher', statistic => 'average',
                             lower => 0, upper => 3) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_variance', dp_hybrid(epsilon => 1.0), 'wards',
+SELECT dp_stream.create_key('ward_variance', dp_hybrid(epsilon => 1.0, max_per_step => 1), 'wards',
                             used_by => 'kp_publisher', statistic => 'variance',
                             lower => 0, upper => 3) IS NOT NULL AS registered;
-SELECT dp_stream.create_key('ward_sum', dp_hybrid(epsilon => 1.0), 'wards',
+SELECT dp_stream.create_key('ward_sum', dp_hybrid(epsilon => 1.0, max_per_step => 1), 'wards',
                             used_by => 'kp_publisher', statistic => 'sum',
                             lower => 0, upper => 3, integer_values => true) IS NOT NULL AS registered;
 RESET ROLE;
@@ -73,12 +73,11 @@ CREATE TEMP VIEW pinned AS
 SELECT string_agg(c::text, ' ' ORDER BY t) AS count_window,
        (SELECT dp_count(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
                                     'pin_count') ORDER BY t) FROM pin_data) AS count_plain,
-       (SELECT round(dp_avg(n, 0, 5, dp_keyed(dp_hybrid(epsilon => 1.0), 'pin_avg')
+       (SELECT round(dp_avg(n, 0, 5, dp_keyed(dp_hybrid(epsilon => 1.0, max_per_step => 1), 'pin_avg')
                             ORDER BY t)::numeric, 9) FROM pin_data) AS avg_plain,
-       (SELECT dp_sum(n, 0, 5, dp_keyed(dp_two_level(1.0, 20), 'pin_sum') ORDER BY t)
+       (SELECT dp_sum(n, 0, 5, dp_keyed(dp_two_level(1.0, 20, 1), 'pin_sum') ORDER BY t)
         FROM pin_data) AS sum_plain,
-       (SELECT dp_estimate(dp_count_state(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20,
-                                                               max_per_step => 5), 'pin_count')
+       (SELECT dp_estimate(dp_count_state(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5), 'pin_count')
                                           ORDER BY t)) FROM pin_data) AS count_state
 FROM (SELECT t, dp_count(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20, max_per_step => 5),
                                      'pin_count')) OVER (ORDER BY t) AS c
@@ -269,22 +268,22 @@ SELECT kp_refusal($q$
   FROM kp_raw.admissions $q$);
 -- statistics: windows, dp_summary and the state aggregates
 SELECT kp_refusal($q$
-  SELECT dp_avg(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average'))
+  SELECT dp_avg(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_average'))
            OVER (PARTITION BY ward ORDER BY day)
   FROM kp_raw.admissions $q$);
 SELECT kp_refusal($q$
-  SELECT dp_summary(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_variance'))
+  SELECT dp_summary(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_variance'))
            OVER (PARTITION BY ward ORDER BY day)
   FROM kp_raw.admissions $q$);
 SELECT kp_refusal($q$
-  SELECT dp_variance(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_variance'))
+  SELECT dp_variance(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_variance'))
            OVER (PARTITION BY ward ORDER BY day)
   FROM kp_raw.admissions $q$);
 SELECT kp_refusal($q$
-  SELECT ward, dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_sum') ORDER BY day)
+  SELECT ward, dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_sum') ORDER BY day)
   FROM kp_raw.admissions GROUP BY ward $q$);
 SELECT kp_refusal($q$
-  SELECT ward, dp_avg_state(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average') ORDER BY day)
+  SELECT ward, dp_avg_state(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_average') ORDER BY day)
   FROM kp_raw.admissions GROUP BY ward $q$);
 SELECT kp_refusal($q$
   SELECT ward, dp_count_state(n, dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions')
@@ -296,18 +295,18 @@ SELECT count(*) AS rows, count(w.a) > 0 AS averages,
        count(DISTINCT (w.s).sum) >= 22 AS distinct_sums_day_50,
        count(w.i) AS integer_sums
 FROM (SELECT ward, day,
-             dp_avg(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average', partition => ward))
+             dp_avg(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_average', partition => ward))
                OVER (PARTITION BY ward ORDER BY day) AS a,
-             dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_sum', partition => ward))
+             dp_sum(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_sum', partition => ward))
                OVER (PARTITION BY ward ORDER BY day) AS i,
-             dp_summary(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_variance', partition => ward))
+             dp_summary(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_variance', partition => ward))
                OVER (PARTITION BY ward ORDER BY day) AS s
       FROM kp_raw.admissions) w
 WHERE day = 50;
 CREATE TABLE kp.ward_states AS
 SELECT ward, dp_count_state(n, dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions',
                                         partition => ward) ORDER BY day) AS c,
-       dp_avg_state(n, 0, 3, dp_keyed(dp_hybrid(1.0), 'ward_average', partition => ward)
+       dp_avg_state(n, 0, 3, dp_keyed(dp_hybrid(1.0, 1), 'ward_average', partition => ward)
                     ORDER BY day) AS a
 FROM kp_raw.admissions WHERE day <= 40 GROUP BY ward;
 -- a state carries its noise key, not its partition; its key's role may push it
@@ -328,7 +327,7 @@ SELECT dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions', partition => 7)::text
        dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions', partition => 8)::text AS other;
 -- the text form round-trips (the binary forms: test/unit/test_codec.c); dp_key_of is the key
 SELECT m::text::dp_mechanism::text = m::text AS text_round_trip, dp_key_of(m)
-FROM (SELECT dp_keyed(dp_hybrid(1.0), 'ward_average', partition => 'north') AS m) s;
+FROM (SELECT dp_keyed(dp_hybrid(1.0, 1), 'ward_average', partition => 'north') AS m) s;
 SELECT dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions', partition => NULL::int);
 SELECT dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions', partition => now());
 SELECT dp_keyed(dp_binary(1.0, 50, 50), 'ward_admissions', partition => 1.5::float8);

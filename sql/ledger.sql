@@ -61,7 +61,7 @@ SELECT dp_stream.charge('ledger_halves', 0.75, 'three quarters');
 SELECT dp_stream.charge('ledger_halves', 0.25, 'a quarter');
 SELECT dp_stream.charge('ledger_halves', 1e-320, 'nothing more fits');
 SELECT dp_stream.create_budget('ledger_typed', 0.3);
-SELECT dp_stream.create_stream('ledger_stream', 'count', dp_hybrid(0.3), dataset => 'ledger_typed');
+SELECT dp_stream.create_stream('ledger_stream', 'count', dp_hybrid(0.3, 1), dataset => 'ledger_typed');
 SELECT * FROM dp_stream.budget('ledger_typed');
 -- a total too small for the ledger's unit, and the conversion's own checks
 SELECT dp_stream.create_budget('ledger_nothing', 1e-13);
@@ -75,15 +75,15 @@ SELECT dp_stream.ledger_amount(1, 'sideways');
 -- 2. create_key refuses, before registering or charging anything, a
 -- computation no aggregate can run (0.11.0 registered and charged these).
 SELECT dp_stream.create_budget('ledger_bad_keys', 4);
-SELECT dp_stream.create_key('ledger_bad_order', dp_hybrid(1), 'ledger_bad_keys',
+SELECT dp_stream.create_key('ledger_bad_order', dp_hybrid(1, 1), 'ledger_bad_keys',
                             statistic => 'sum', lower => 10, upper => 0);
-SELECT dp_stream.create_key('ledger_bad_infinite', dp_hybrid(1), 'ledger_bad_keys',
+SELECT dp_stream.create_key('ledger_bad_infinite', dp_hybrid(1, 1), 'ledger_bad_keys',
                             statistic => 'average', lower => '-Infinity', upper => 0);
-SELECT dp_stream.create_key('ledger_bad_nan', dp_hybrid(1), 'ledger_bad_keys',
+SELECT dp_stream.create_key('ledger_bad_nan', dp_hybrid(1, 1), 'ledger_bad_keys',
                             statistic => 'variance', lower => 0, upper => 'NaN');
-SELECT dp_stream.create_key('ledger_bad_integers', dp_hybrid(1), 'ledger_bad_keys',
+SELECT dp_stream.create_key('ledger_bad_integers', dp_hybrid(1, 1), 'ledger_bad_keys',
                             statistic => 'average', lower => 0, upper => 7, integer_values => true);
-SELECT dp_stream.create_key('ledger_bad_missing', dp_hybrid(1), 'ledger_bad_keys', statistic => 'sum');
+SELECT dp_stream.create_key('ledger_bad_missing', dp_hybrid(1, 1), 'ledger_bad_keys', statistic => 'sum');
 SELECT count(*) AS bad_keys_registered FROM dp_stream.keys WHERE key LIKE 'ledger_bad%';
 SELECT * FROM dp_stream.budget('ledger_bad_keys');
 
@@ -92,12 +92,12 @@ SELECT * FROM dp_stream.budget('ledger_bad_keys');
 -- removed the charge), and nothing stays charged.
 SELECT dp_stream.create_budget('ledger_keys', 4);
 BEGIN;
-SELECT dp_stream.create_key('ledger_rolled_back', dp_binary(1, 64), 'ledger_keys');
+SELECT dp_stream.create_key('ledger_rolled_back', dp_binary(1, 64, 1), 'ledger_keys');
 SELECT code, message FROM ledger_error($$
-  SELECT dp_count(v, dp_keyed(dp_binary(1, 64), 'ledger_rolled_back') ORDER BY t)
+  SELECT dp_count(v, dp_keyed(dp_binary(1, 64, 1), 'ledger_rolled_back') ORDER BY t)
   FROM (VALUES (1, 3), (2, 4)) d(t, v) $$);
 SELECT code, message FROM ledger_error($$
-  SELECT dp_counter_new(dp_keyed(dp_binary(1, 64), 'ledger_rolled_back')) $$);
+  SELECT dp_counter_new(dp_keyed(dp_binary(1, 64, 1), 'ledger_rolled_back')) $$);
 ROLLBACK;
 SELECT count(*) AS rolled_back_key, (SELECT count(*) FROM dp_stream.charges
                                      WHERE purpose = 'key ledger_rolled_back') AS rolled_back_charges
@@ -106,15 +106,15 @@ SELECT * FROM dp_stream.budget('ledger_keys');
 -- in a subtransaction of it too: released, it is still this transaction's
 BEGIN;
 SAVEPOINT registering;
-SELECT dp_stream.create_key('ledger_savepoint', dp_binary(1, 64), 'ledger_keys');
+SELECT dp_stream.create_key('ledger_savepoint', dp_binary(1, 64, 1), 'ledger_keys');
 RELEASE SAVEPOINT registering;
-SELECT dp_count(v, dp_keyed(dp_binary(1, 64), 'ledger_savepoint')) OVER (ORDER BY t)
+SELECT dp_count(v, dp_keyed(dp_binary(1, 64, 1), 'ledger_savepoint')) OVER (ORDER BY t)
 FROM (VALUES (1, 3), (2, 4)) d(t, v);
 ROLLBACK;
 -- committed first, the key works in the next transaction
-SELECT dp_stream.create_key('ledger_ward_counts', dp_binary(1, 64), 'ledger_keys');
+SELECT dp_stream.create_key('ledger_ward_counts', dp_binary(1, 64, 1), 'ledger_keys');
 SELECT count(c) AS releases FROM (
-  SELECT dp_count(v, dp_keyed(dp_binary(1, 64), 'ledger_ward_counts')) OVER (ORDER BY t) AS c
+  SELECT dp_count(v, dp_keyed(dp_binary(1, 64, 1), 'ledger_ward_counts')) OVER (ORDER BY t) AS c
   FROM (VALUES (1, 3), (2, 4)) d(t, v)) r;
 SELECT * FROM dp_stream.budget('ledger_keys');
 RESET SESSION AUTHORIZATION;
@@ -130,17 +130,17 @@ CREATE TEMP TABLE probes AS
 SELECT p.probe, p.key, e.*
 FROM (VALUES
   ('existing key', 'ledger_ward_counts',
-   'SELECT dp_count(v, dp_keyed(dp_binary(1, 64), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
+   'SELECT dp_count(v, dp_keyed(dp_binary(1, 64, 1), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
   ('existing key, other mechanism', 'ledger_ward_counts',
-   'SELECT dp_count(v, dp_keyed(dp_binary(2, 64), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
+   'SELECT dp_count(v, dp_keyed(dp_binary(2, 64, 1), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
   ('existing key, other computation', 'ledger_ward_counts',
-   'SELECT dp_sum(v, 0, 7, dp_keyed(dp_binary(1, 64), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
+   'SELECT dp_sum(v, 0, 7, dp_keyed(dp_binary(1, 64, 1), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
   ('missing key', 'ledger_no_such_key',
-   'SELECT dp_count(v, dp_keyed(dp_binary(1, 64), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
+   'SELECT dp_count(v, dp_keyed(dp_binary(1, 64, 1), %L) ORDER BY t) FROM (VALUES (1, 3), (2, 4)) d(t, v)'),
   ('missing key, as a stored state', 'ledger_no_such_key',
-   'SELECT dp_counter_new(dp_keyed(dp_binary(1, 64), %L))'),
+   'SELECT dp_counter_new(dp_keyed(dp_binary(1, 64, 1), %L))'),
   ('existing key, as a stored state', 'ledger_ward_counts',
-   'SELECT dp_counter_new(dp_keyed(dp_binary(1, 64), %L))')
+   'SELECT dp_counter_new(dp_keyed(dp_binary(1, 64, 1), %L))')
 ) p(probe, key, statement),
 LATERAL ledger_error(format(p.statement, p.key)) e;
 SELECT probe, code, replace(message, key, '<key>') AS message FROM probes ORDER BY probe;

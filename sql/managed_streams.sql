@@ -9,9 +9,9 @@ SET dp_stream.seed = 'managed streams';
 
 SELECT dp_stream.create_stream('admissions', 'count', dp_hybrid(1.0, max_per_step => 50),
                                first_period => '2026-01-01');
-SELECT dp_stream.create_stream('meter_kwh', 'summary', dp_hybrid(1.0), 0, 20,
+SELECT dp_stream.create_stream('meter_kwh', 'summary', dp_hybrid(1.0, 1), 0, 20,
                                first_period => '2026-01-01', period_length => interval '1 hour');
-SELECT dp_stream.create_stream('meter_avg', 'average', dp_binary(1.0, 1000), 0, 20,
+SELECT dp_stream.create_stream('meter_avg', 'average', dp_binary(1.0, 1000, 1), 0, 20,
                                first_period => '2026-01-01');
 SELECT name, statistic, mechanism, lower, upper, first_period, period_length, steps
 FROM dp_stream.streams ORDER BY name;
@@ -60,17 +60,17 @@ DELETE FROM dp_stream.releases WHERE stream = 'admissions';
 TRUNCATE dp_stream.releases;
 
 -- bad input
-SELECT dp_stream.create_stream('admissions', 'count', dp_hybrid(1.0));
-SELECT dp_stream.create_stream('x', 'median', dp_hybrid(1.0));
-SELECT dp_stream.create_stream('x', 'count', dp_hybrid(1.0), 0, 10);
-SELECT dp_stream.create_stream('x', 'sum', dp_hybrid(1.0));
+SELECT dp_stream.create_stream('admissions', 'count', dp_hybrid(1.0, 1));
+SELECT dp_stream.create_stream('x', 'median', dp_hybrid(1.0, 1));
+SELECT dp_stream.create_stream('x', 'count', dp_hybrid(1.0, 1), 0, 10);
+SELECT dp_stream.create_stream('x', 'sum', dp_hybrid(1.0, 1));
 SELECT dp_stream.create_stream('x', 'sum', dp_hybrid(1.0, 5), 0, 10);
-SELECT dp_stream.create_stream('x', 'count', dp_hybrid(1.0), period_length => interval '-1 day');
-SELECT dp_stream.create_stream(NULL, 'count', dp_hybrid(1.0));
+SELECT dp_stream.create_stream('x', 'count', dp_hybrid(1.0, 1), period_length => interval '-1 day');
+SELECT dp_stream.create_stream(NULL, 'count', dp_hybrid(1.0, 1));
 SELECT * FROM dp_stream.advance('nope', '2026-01-01', 1);
 SELECT * FROM dp_stream.advance('admissions', NULL, 1);
 SELECT * FROM dp_stream.advance('admissions', '2400-01-01', 1);
-SELECT dp_stream.create_stream('short', 'count', dp_binary(1.0, 2), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('short', 'count', dp_binary(1.0, 2, 1), first_period => '2026-01-01');
 SELECT step FROM dp_stream.advance('short', '2026-01-02', 1);
 SELECT step FROM dp_stream.advance('short', '2026-01-03', 1);
 
@@ -82,18 +82,18 @@ SET ROLE dp_managed_reader;
 SELECT count(*) > 0 AS reads_releases FROM dp_stream.releases;
 SELECT counter FROM dp_stream.streams;
 SELECT * FROM dp_stream.advance('admissions', '2026-01-06', 1);
-SELECT dp_stream.create_stream('mine', 'count', dp_hybrid(1.0));
+SELECT dp_stream.create_stream('mine', 'count', dp_hybrid(1.0, 1));
 RESET ROLE;
 DROP OWNED BY dp_managed_reader;
 DROP ROLE dp_managed_reader;
 
 -- the privacy-budget ledger: a stream charges its epsilon once, at creation
 SELECT dp_stream.create_budget('hospital', 2.5);
-SELECT dp_stream.create_stream('ward_a', 'count', dp_binary(1.0, 365), dataset => 'hospital');
+SELECT dp_stream.create_stream('ward_a', 'count', dp_binary(1.0, 365, 1), dataset => 'hospital');
 SELECT dp_stream.charge('hospital', 0.5, 'a one-off report');
 SELECT * FROM dp_stream.budget('hospital');
 -- beyond the budget: refused, and nothing is created or charged
-SELECT dp_stream.create_stream('ward_b', 'count', dp_binary(1.5, 365), dataset => 'hospital');
+SELECT dp_stream.create_stream('ward_b', 'count', dp_binary(1.5, 365, 1), dataset => 'hospital');
 SELECT count(*) AS ward_b FROM dp_stream.streams WHERE name = 'ward_b';
 SELECT * FROM dp_stream.budget('hospital');
 SELECT dp_stream.charge('hospital', 1.0, 'exactly what is left');
@@ -105,9 +105,9 @@ SELECT dp_stream.charge('hospital', 'NaN', 'x');
 SELECT dp_stream.create_budget('hospital', 1);
 SELECT dp_stream.create_budget('other', 0);
 DELETE FROM dp_stream.charges;
-SELECT dp_epsilon(dp_two_level(0.25, 100)) AS epsilon;
+SELECT dp_epsilon(dp_two_level(0.25, 100, 1)) AS epsilon;
 
 -- the constructors of step-0 states
-SELECT dp_steps(dp_counter_new(dp_binary(1, 10))) AS counter_steps,
-       dp_steps(dp_statistic_new('variance', 0, 1, dp_binary(1, 10))) AS statistic_steps;
-SELECT dp_statistic_new('median', 0, 1, dp_binary(1, 10));
+SELECT dp_steps(dp_counter_new(dp_binary(1, 10, 1))) AS counter_steps,
+       dp_steps(dp_statistic_new('variance', 0, 1, dp_binary(1, 10, 1))) AS statistic_steps;
+SELECT dp_statistic_new('median', 0, 1, dp_binary(1, 10, 1));

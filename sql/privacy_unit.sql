@@ -60,16 +60,16 @@ SELECT dp_error_bound(dp_person_level(dp_binary(1.0, 365, 1000), 3), 365) AS per
 SELECT round(dp_estimate(s)::numeric, 2) AS private_average_stay,
        round(dp_error_bound(s)::numeric, 2) AS bound_95,
        round(true_average::numeric, 2) AS true_average_stay
-FROM (SELECT dp_avg_state(los, 0, 30, dp_person_level(dp_hybrid(1.0), 3) ORDER BY day, patient_id) AS s,
+FROM (SELECT dp_avg_state(los, 0, 30, dp_person_level(dp_hybrid(1.0, 1), 3) ORDER BY day, patient_id) AS s,
              avg(los) AS true_average
       FROM (SELECT admitted AS day, patient_id,
                    ((hashint4(patient_id) & 2147483647) % 14 + 1)::float8 AS los
             FROM bounded_admissions) x) y;
 
 -- refusals
-SELECT dp_person_level(dp_ppcum(1.0, 365), 3);
-SELECT dp_person_level(dp_simple_i(1.0, 365), 3);
-SELECT dp_person_level(dp_binary(1.0, 365), 0);
-SELECT dp_person_level(dp_person_level(dp_binary(1.0, 365), 2), 3);
-SELECT dp_sum(v, 0, 1e6, dp_person_level(dp_binary(1.0, 365), 5000)) FROM (VALUES (1.0::float8)) x(v);
-SELECT dp_sum(1.0::float8, 0, 1, 'binary(epsilon=1,horizon=4,contributions=2,per_observation=true)'::dp_mechanism);
+SELECT dp_person_level(dp_ppcum(1.0, 365, 1), 3);
+SELECT dp_person_level(dp_simple_i(1.0, 365, 1), 3);
+SELECT dp_person_level(dp_binary(1.0, 365, 1), 0);
+SELECT dp_person_level(dp_person_level(dp_binary(1.0, 365, 1), 2), 3);
+SELECT dp_sum(v, 0, 1e6, dp_person_level(dp_binary(1.0, 365, 1), 5000)) FROM (VALUES (1.0::float8)) x(v);
+SELECT dp_sum(1.0::float8, 0, 1, 'binary(epsilon=1,horizon=4,max_per_step=1,contributions=2,per_observation=true)'::dp_mechanism);

@@ -131,7 +131,7 @@ WHERE name LIKE 'pr\_%' ORDER BY name;
 -- patient had.  Now publish refuses a session outside used_by before
 -- reading anything: the same 42501 for every person.
 SET SESSION AUTHORIZATION pr_publisher;
-SELECT dp_stream.create_publication('pr_stays', 'average', dp_binary(1.0, 64), 0, 30,
+SELECT dp_stream.create_publication('pr_stays', 'average', dp_binary(1.0, 64, 1), 0, 30,
          partition_by => 'ward', privacy_unit => 'person', contributions => 2,
          first_period => '2026-01-01') IS NOT NULL AS registered;
 SELECT periods, releases

@@ -27,7 +27,7 @@ SET ROLE pub_job;
 
 -- ===== registration: one charge =====
 SELECT dp_stream.create_budget('meters', 2.0);
-SELECT dp_stream.create_publication('meter_kwh', 'summary', dp_binary(1.0, 400), 0, 50,
+SELECT dp_stream.create_publication('meter_kwh', 'summary', dp_binary(1.0, 400, 1), 0, 50,
                                     partition_by => 'meter', dataset => 'meters',
                                     first_period => '2026-01-01');
 SELECT dp_stream.create_publication('meter_days', 'count', dp_binary(0.5, 400, 24),
@@ -40,31 +40,31 @@ FROM dp_stream.spending ORDER BY charged_at, epsilon;
 -- the key is the publication's name, for its role, uncharged itself
 SELECT key, used_by::text, computes, dataset FROM dp_stream.keys ORDER BY key;
 -- beyond the budget: refused, nothing registered
-SELECT dp_stream.create_publication('meter_more', 'count', dp_binary(1.0, 400), dataset => 'meters');
+SELECT dp_stream.create_publication('meter_more', 'count', dp_binary(1.0, 400, 1), dataset => 'meters');
 SELECT count(*) AS publications FROM dp_stream.publications;
 
 -- ===== what create_publication refuses =====
 \set VERBOSITY terse
-SELECT dp_stream.create_publication('p1', 'count', dp_keyed(dp_binary(1, 10), 'meter_kwh'));
-SELECT dp_stream.create_publication('p1', 'count', dp_person_level(dp_binary(1, 10), 3));
-SELECT dp_stream.create_publication('p1', 'median', dp_binary(1, 10));
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), 0, 5);
-SELECT dp_stream.create_publication('p1', 'sum', dp_binary(1, 10));
-SELECT dp_stream.create_publication('p1', 'sum', dp_binary(1, 10), 5, 0);
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), period_length => '1 month');
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), period_length => '0 days');
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), contributions => 3);
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), privacy_unit => 'household');
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), privacy_unit => 'person');
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), privacy_unit => 'person',
+SELECT dp_stream.create_publication('p1', 'count', dp_keyed(dp_binary(1, 10, 1), 'meter_kwh'));
+SELECT dp_stream.create_publication('p1', 'count', dp_person_level(dp_binary(1, 10, 1), 3));
+SELECT dp_stream.create_publication('p1', 'median', dp_binary(1, 10, 1));
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), 0, 5);
+SELECT dp_stream.create_publication('p1', 'sum', dp_binary(1, 10, 1));
+SELECT dp_stream.create_publication('p1', 'sum', dp_binary(1, 10, 1), 5, 0);
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), period_length => '1 month');
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), period_length => '0 days');
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), contributions => 3);
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), privacy_unit => 'household');
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), privacy_unit => 'person');
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), privacy_unit => 'person',
                                     contributions => 3, truncation => 'per_partition');
-SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10), privacy_unit => 'person',
+SELECT dp_stream.create_publication('p1', 'count', dp_binary(1, 10, 1), privacy_unit => 'person',
                                     contributions => 3, partitions_per_person => 2);
 SELECT dp_stream.create_publication('p1', 'count', dp_simple_i(1.0::float8));
-SELECT dp_stream.create_publication('p1', 'count', dp_auto(1.0, 10));
-SELECT dp_stream.create_publication('bad name', 'count', dp_binary(1, 10));
-SELECT dp_stream.create_publication('meter_kwh', 'count', dp_binary(1, 10));
-SELECT dp_stream.create_publication('p1', NULL, dp_binary(1, 10));
+SELECT dp_stream.create_publication('p1', 'count', dp_auto(1.0, 10, 1));
+SELECT dp_stream.create_publication('bad name', 'count', dp_binary(1, 10, 1));
+SELECT dp_stream.create_publication('meter_kwh', 'count', dp_binary(1, 10, 1));
+SELECT dp_stream.create_publication('p1', NULL, dp_binary(1, 10, 1));
 \set VERBOSITY default
 SELECT count(*) AS publications, (SELECT count(*) FROM dp_stream.charges) AS charges
 FROM dp_stream.publications;
@@ -86,7 +86,7 @@ SELECT count(*) AS days, count(*) FILTER (WHERE a.s::text = b.s::text) AS equal_
 FROM meter_summary a JOIN meter_summary b ON a.day = b.day AND a.meter = 1 AND b.meter = 2;
 -- dp_publication is dp_keyed with the publication's mechanism and partition
 SELECT dp_publication('meter_kwh', 7)::text
-         = dp_keyed(dp_binary(1.0, 400), 'meter_kwh', partition => '7')::text AS same_as_dp_keyed,
+         = dp_keyed(dp_binary(1.0, 400, 1), 'meter_kwh', partition => '7')::text AS same_as_dp_keyed,
        dp_publication('meter_kwh', 7)::text = dp_publication('meter_kwh', '7'::text)::text
          AS text_and_integer_agree;
 -- the stored-state form continues the same stream with the same noise
@@ -175,7 +175,7 @@ SELECT * FROM dp_stream.publish('meter_kwh', '2026-01-10',
 SELECT * FROM dp_stream.publish('meter_kwh', NULL, '{}');
 SELECT dp_stream.advance('meter_kwh/1', '2026-01-10', 1);
 SELECT dp_stream.create_budget('counts', 1.0);
-SELECT dp_stream.create_publication('int_sums', 'sum', dp_binary(0.5, 100), 0, 10,
+SELECT dp_stream.create_publication('int_sums', 'sum', dp_binary(0.5, 100, 1), 0, 10,
                                     integer_values => true, dataset => 'counts') IS NOT NULL;
 SELECT * FROM dp_stream.publish('int_sums', date_trunc('day', localtimestamp)::timestamp, '{}');
 \set VERBOSITY default

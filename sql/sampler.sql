@@ -8,7 +8,7 @@ CREATE EXTENSION IF NOT EXISTS dp_stream;
 RESET dp_stream.seed;
 
 CREATE TEMP TABLE draws AS
-SELECT g, dp_count(1, dp_binary(eps, 1)) - 1 AS noise, eps
+SELECT g, dp_count(1, dp_binary(eps, 1, 1)) - 1 AS noise, eps
 FROM generate_series(1, 100000) g, (VALUES (0.5::float8), (1.0), (0.05)) e(eps)
 GROUP BY g, eps;
 
@@ -50,13 +50,13 @@ FROM expected LEFT JOIN cells USING (cell);
 -- sampler until a superuser switches.  Everything below is rolled back,
 -- but the key's registration: a key draws no noise in the transaction that
 -- registers it (0.12.0), so it is committed first and removed at the end.
-SELECT dp_stream.create_key('sampler_check', dp_binary(1, 16)) IS NOT NULL AS registered;
+SELECT dp_stream.create_key('sampler_check', dp_binary(1, 16, 1)) IS NOT NULL AS registered;
 BEGIN;
 SELECT purpose, count(*) FROM dp_stream.secrets
  WHERE purpose IN ('noise', 'table_noise') GROUP BY purpose ORDER BY purpose;
 CREATE TEMP TABLE keyed_runs (run text, t int, released bigint);
 CREATE TEMP VIEW keyed_release AS
-  SELECT t, dp_count(1, dp_keyed(dp_binary(1, 16), 'sampler_check'))
+  SELECT t, dp_count(1, dp_keyed(dp_binary(1, 16, 1), 'sampler_check'))
               OVER (ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS released
   FROM generate_series(1, 16) t;
 INSERT INTO keyed_runs SELECT 'table', * FROM keyed_release;

@@ -13,8 +13,8 @@ SET dp_stream.seed = 'sealing';
 -- 1. Every stored state is sealed: its text is the sealed bytes; only the
 -- mechanism and the steps can be read from it without the secret.
 CREATE TABLE states AS
-  SELECT dp_count_state(v, dp_binary(1, 64) ORDER BY v) AS c,
-         dp_avg_state(v, 0, 10, dp_binary(1, 64) ORDER BY v) AS a
+  SELECT dp_count_state(v, dp_binary(1, 64, 1) ORDER BY v) AS c,
+         dp_avg_state(v, 0, 10, dp_binary(1, 64, 1) ORDER BY v) AS a
   FROM generate_series(1, 10) v;
 SELECT left(c::text, 7) AS counter_text, c::text LIKE '%nodes%' AS shows_nodes, dp_steps(c),
        dp_mechanism(c), left(a::text, 7) AS statistic_text, dp_steps(a)
@@ -87,8 +87,8 @@ RESET dp_stream.read_unsealed;
 -- (then whoever holds it can compute no release twice, and averaging its
 -- forks reveals no more than one snapshot: the pan-private bound).
 CREATE TABLE stored AS
-  SELECT dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64)), true), 1), 0), 1) AS s,
-         dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64))), 1), 0), 1) AS ordinary;
+  SELECT dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64, 1)), true), 1), 0), 1) AS s,
+         dp_push(dp_push(dp_push(dp_counter_new(dp_pan_private(dp_binary(1, 64, 1))), 1), 0), 1) AS ordinary;
 SELECT count(DISTINCT dp_estimate(dp_push(s, 1))) AS releases_of_50_forks,
        count(DISTINCT dp_estimate(dp_push(dp_push(s, 1), 1))) AS two_steps_on,
        count(DISTINCT dp_estimate(dp_push(ordinary, 1))) > 1 AS ordinary_forks_differ
@@ -96,13 +96,13 @@ FROM stored, generate_series(1, 50);
 SELECT count(DISTINCT dp_estimate(dp_push(s, v)) - v) > 1 AS other_values_other_noise
 FROM stored, generate_series(0, 1) v;
 SELECT count(DISTINCT dp_estimate(dp_push(s, 2.5))) AS statistic_forks
-FROM (SELECT dp_statistic_new('sum', 0, 10, dp_pan_private(dp_hybrid(1)), true) AS s) x,
+FROM (SELECT dp_statistic_new('sum', 0, 10, dp_pan_private(dp_hybrid(1, 1)), true) AS s) x,
      generate_series(1, 20);
 
 -- 4. Keyed noise.  A key is registered once, with its mechanism, and charged.
 SELECT dp_stream.create_budget('clinic', 3);
-SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64), 'clinic');
-SELECT dp_stream.create_key('daily_average', dp_hybrid(1), 'clinic',
+SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64, 1), 'clinic');
+SELECT dp_stream.create_key('daily_average', dp_hybrid(1, 1), 'clinic',
                             statistic => 'average', lower => 0, upper => 7);
 SELECT spent_epsilon, remaining_epsilon FROM dp_stream.budget('clinic');
 -- what a key is registered to compute, and the key of a mechanism
@@ -112,13 +112,13 @@ SELECT dp_stream.key_computes('count') AS count,
 SELECT dp_stream.key_computes('median', 0, 1);
 SELECT dp_stream.key_computes('count', 0, 1);
 SELECT dp_stream.key_computes('sum');
-SELECT dp_key_of(dp_keyed(dp_binary(1, 64), 'daily_admissions')) AS keyed,
-       dp_key_of(dp_binary(1, 64)) IS NULL AS unkeyed;
-SELECT dp_keyed(dp_binary(1, 64), 'daily_admissions');
+SELECT dp_key_of(dp_keyed(dp_binary(1, 64, 1), 'daily_admissions')) AS keyed,
+       dp_key_of(dp_binary(1, 64, 1)) IS NULL AS unkeyed;
+SELECT dp_keyed(dp_binary(1, 64, 1), 'daily_admissions');
 CREATE TABLE admissions AS SELECT d AS day, (hashint4(d) & 7) AS n FROM generate_series(1, 40) d;
 CREATE VIEW keyed_counts AS
   SELECT day, n, sum(n) OVER w AS truth,
-         dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) OVER w AS released
+         dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions')) OVER w AS released
   FROM admissions WINDOW w AS (ORDER BY day);
 CREATE TABLE run1 AS SELECT * FROM keyed_counts;
 -- another session, another seed: the same releases
@@ -130,14 +130,14 @@ SELECT count(*) AS days, count(*) FILTER (WHERE run1.released = run2.released) A
 FROM run1 JOIN run2 USING (day);
 -- K copies in one statement: cross join, LATERAL, correlated subquery
 SELECT count(DISTINCT (day, r)) AS distinct_releases, count(*) AS rows
-FROM (SELECT k, day, dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions'))
+FROM (SELECT k, day, dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions'))
                        OVER (PARTITION BY k ORDER BY day) AS r
       FROM admissions, generate_series(1, 5) k) x;
 SELECT count(DISTINCT r) AS lateral_releases
 FROM generate_series(1, 5) k,
-     LATERAL (SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions') ORDER BY day) + k * 0 AS r
+     LATERAL (SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions') ORDER BY day) + k * 0 AS r
               FROM admissions) x;
-SELECT count(DISTINCT (SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions') ORDER BY day)
+SELECT count(DISTINCT (SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions') ORDER BY day)
                        FROM admissions WHERE k > 0)) AS correlated_releases
 FROM generate_series(1, 5) k;
 -- a materialized view refreshed twice is identical
@@ -157,30 +157,30 @@ FROM keyed_counts k JOIN run1 r USING (day);
 -- a keyed average: repeatable too
 -- (an average is NULL while its noisy count is not positive)
 SELECT count(DISTINCT coalesce(r::text, 'undefined')) AS average_releases, count(*) AS copies
-FROM (SELECT k, dp_avg(n, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) AS r
+FROM (SELECT k, dp_avg(n, 0, 7, dp_keyed(dp_hybrid(1, 1), 'daily_average') ORDER BY day) AS r
       FROM admissions, generate_series(1, 5) k GROUP BY k) x;
 -- the same data computed another way would get fresh noise, so a key is
 -- registered for one computation: other bounds, integer values (of a sum), another
 -- statistic are refused
-SELECT dp_avg(n, 0, 7.000001, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) FROM admissions;
-SELECT dp_avg(n::float8, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day)
-       IS NOT DISTINCT FROM dp_avg(n, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day)
+SELECT dp_avg(n, 0, 7.000001, dp_keyed(dp_hybrid(1, 1), 'daily_average') ORDER BY day) FROM admissions;
+SELECT dp_avg(n::float8, 0, 7, dp_keyed(dp_hybrid(1, 1), 'daily_average') ORDER BY day)
+       IS NOT DISTINCT FROM dp_avg(n, 0, 7, dp_keyed(dp_hybrid(1, 1), 'daily_average') ORDER BY day)
        AS real_input_same_computation_same_release
 FROM admissions;
-SELECT dp_sum(n, 0, 7, dp_keyed(dp_hybrid(1), 'daily_average') ORDER BY day) FROM admissions;
-SELECT dp_sum(n, 0, 7, dp_keyed(dp_binary(1, 64), 'daily_admissions') ORDER BY day) FROM admissions;
+SELECT dp_sum(n, 0, 7, dp_keyed(dp_hybrid(1, 1), 'daily_average') ORDER BY day) FROM admissions;
+SELECT dp_sum(n, 0, 7, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions') ORDER BY day) FROM admissions;
 -- a managed stream takes no keyed mechanism (advance runs as the owner)
-SELECT dp_stream.create_stream('keyed_stream', 'count', dp_keyed(dp_binary(1, 64), 'daily_admissions'));
+SELECT dp_stream.create_stream('keyed_stream', 'count', dp_keyed(dp_binary(1, 64, 1), 'daily_admissions'));
 -- refusals: an unregistered key, a key with another mechanism, mechanisms
 -- whose noise is drawn before their data, a bad name, a second registration
-SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'no_such_key')) FROM admissions;
-SELECT dp_count(n, dp_keyed(dp_binary(2, 64), 'daily_admissions')) FROM admissions;
-SELECT dp_keyed(dp_ppcum(1, 64), 'k');
-SELECT dp_keyed(dp_simple_i(1, 64), 'k');
-SELECT dp_keyed(dp_binary(1, 64), 'not a name');
-SELECT dp_keyed(dp_keyed(dp_binary(1, 64), 'a'), 'b');
-SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64), 'clinic');
-SELECT dp_stream.create_key('too_much', dp_binary(2, 64), 'clinic');
+SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'no_such_key')) FROM admissions;
+SELECT dp_count(n, dp_keyed(dp_binary(2, 64, 1), 'daily_admissions')) FROM admissions;
+SELECT dp_keyed(dp_ppcum(1, 64, 1), 'k');
+SELECT dp_keyed(dp_simple_i(1, 64, 1), 'k');
+SELECT dp_keyed(dp_binary(1, 64, 1), 'not a name');
+SELECT dp_keyed(dp_keyed(dp_binary(1, 64, 1), 'a'), 'b');
+SELECT dp_stream.create_key('daily_admissions', dp_binary(1, 64, 1), 'clinic');
+SELECT dp_stream.create_key('too_much', dp_binary(2, 64, 1), 'clinic');
 SELECT count(*) AS charges FROM dp_stream.charges WHERE dataset = 'clinic';
 
 -- 5. Rotation: new values are sealed under the new secret, old ones still
@@ -210,16 +210,16 @@ CREATE ROLE dp_test_admin LOGIN IN ROLE dp_stream_admin;
 CREATE ROLE dp_test_reader LOGIN IN ROLE dp_stream_reader;
 CREATE ROLE dp_test_nobody LOGIN;
 \c - dp_test_admin
-SELECT dp_stream.create_stream('admin_count', 'count', dp_binary(1, 64), first_period => '2026-01-01',
+SELECT dp_stream.create_stream('admin_count', 'count', dp_binary(1, 64, 1), first_period => '2026-01-01',
                                dataset => 'clinic');
 SELECT step FROM dp_stream.advance('admin_count', '2026-01-01', 3);
 SELECT dataset, epsilon, purpose, charged_by, remaining_after FROM dp_stream.spending ORDER BY charged_at;
 SELECT name, steps, next_period, created_by FROM dp_stream.stream_list WHERE name = 'admin_count';
-SELECT dp_stream.create_key('admin_key', dp_hybrid(0.5));
+SELECT dp_stream.create_key('admin_key', dp_hybrid(0.5, 1));
 SELECT key, used_by, computes FROM dp_stream.keys ORDER BY key;
-SELECT dp_count(n, dp_keyed(dp_hybrid(0.5), 'admin_key')) IS NOT NULL AS admin_uses_own_key
+SELECT dp_count(n, dp_keyed(dp_hybrid(0.5, 1), 'admin_key')) IS NOT NULL AS admin_uses_own_key
 FROM (VALUES (1), (0)) v(n);
-SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
+SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 SELECT * FROM dp_stream.streams;
 SELECT * FROM dp_stream.secrets;
 SELECT dp_stream.rotate_secret();
@@ -247,8 +247,8 @@ SELECT * FROM dp_stream.spending;
 SELECT * FROM dp_stream.keys;
 SELECT dp_stream.budget('clinic');
 SELECT dp_stream.advance('admin_count', '2026-01-02', 1);
-SELECT dp_stream.create_stream('reader_count', 'count', dp_binary(1, 64));
-SELECT dp_stream.create_key('reader_key', dp_binary(1, 64));
+SELECT dp_stream.create_stream('reader_count', 'count', dp_binary(1, 64, 1));
+SELECT dp_stream.create_key('reader_key', dp_binary(1, 64, 1));
 SELECT dp_stream.charge('clinic', 0.1, 'reader');
 SELECT dp_stream.create_budget('reader', 10);
 SELECT dp_stream.rotate_secret();
@@ -261,13 +261,13 @@ SELECT dp_stream.random_secret();
 -- compute keyed releases over data of their choosing could test guesses
 -- about the real data (same data, same noise); another role is told what it
 -- is told for a key that does not exist (0.12.0; sql/ledger.sql)
-SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
+SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 \c - postgres
 SELECT step, period FROM dp_stream.releases WHERE stream = 'admin_count' ORDER BY step;
 -- SET ROLE: the key is registered for the role in force, not the login
 CREATE ROLE dp_test_publisher IN ROLE dp_stream_admin;
 SET ROLE dp_test_publisher;
-SELECT dp_stream.create_key('publisher_key', dp_binary(1, 64));
+SELECT dp_stream.create_key('publisher_key', dp_binary(1, 64, 1));
 RESET ROLE;
 SELECT used_by FROM dp_stream.keys WHERE key = 'publisher_key';
 DROP ROLE dp_test_admin;

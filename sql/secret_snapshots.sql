@@ -9,7 +9,7 @@
 SET client_min_messages = warning;	-- the same output whether or not the extension exists
 CREATE EXTENSION IF NOT EXISTS dp_stream;
 RESET client_min_messages;
-CREATE TABLE snapshot_states AS SELECT dp_counter_new(dp_binary(1, 1000)) AS c;
+CREATE TABLE snapshot_states AS SELECT dp_counter_new(dp_binary(1, 1000, 1)) AS c;
 CREATE TABLE snapshot_rows AS SELECT i FROM generate_series(1, 2000) i;
 ANALYZE snapshot_states, snapshot_rows;
 

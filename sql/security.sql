@@ -17,30 +17,30 @@ SET dp_stream.read_unsealed = on;
 -- open accumulator moves by exactly x_t between consecutive rows.
 CREATE TEMP TABLE daily AS
   SELECT day, (hashint4(day) & 31) AS n FROM generate_series(1, 365) day;
-SELECT day, dp_count_state(n, dp_binary(1.0, 365)) OVER (ORDER BY day) FROM daily;
-SELECT day, dp_count_state(n::float8, dp_pan_private(dp_binary(1.0, 365))) OVER (ORDER BY day) FROM daily;
-SELECT day, dp_sum_state(n, 0, 31, dp_hybrid(1.0)) OVER (ORDER BY day) FROM daily;
-SELECT day, dp_avg_state(n, 0, 31, dp_hybrid(1.0)) OVER (ORDER BY day) FROM daily;
-SELECT day, dp_variance_state(n, 0, 31, dp_hybrid(1.0)) OVER (ORDER BY day) FROM daily;
+SELECT day, dp_count_state(n, dp_binary(1.0, 365, 1)) OVER (ORDER BY day) FROM daily;
+SELECT day, dp_count_state(n::float8, dp_pan_private(dp_binary(1.0, 365, 1))) OVER (ORDER BY day) FROM daily;
+SELECT day, dp_sum_state(n, 0, 31, dp_hybrid(1.0, 1)) OVER (ORDER BY day) FROM daily;
+SELECT day, dp_avg_state(n, 0, 31, dp_hybrid(1.0, 1)) OVER (ORDER BY day) FROM daily;
+SELECT day, dp_variance_state(n, 0, 31, dp_hybrid(1.0, 1)) OVER (ORDER BY day) FROM daily;
 -- ... also next to a release aggregate on the same window, and over a frame
 -- that covers the whole partition
-SELECT day, dp_count(n, dp_binary(1.0, 365)) OVER w, dp_count_state(n, dp_binary(1.0, 365)) OVER w
+SELECT day, dp_count(n, dp_binary(1.0, 365, 1)) OVER w, dp_count_state(n, dp_binary(1.0, 365, 1)) OVER w
 FROM daily WINDOW w AS (ORDER BY day);
-SELECT dp_count_state(n, dp_binary(1.0, 365))
+SELECT dp_count_state(n, dp_binary(1.0, 365, 1))
        OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM daily;
 -- as plain aggregates they still return one state per stream
-SELECT dp_steps(dp_count_state(n, dp_binary(1.0, 365) ORDER BY day)) AS steps FROM daily;
-SELECT dp_steps(dp_variance_state(n, 0, 31, dp_hybrid(1.0) ORDER BY day)) AS steps FROM daily;
+SELECT dp_steps(dp_count_state(n, dp_binary(1.0, 365, 1) ORDER BY day)) AS steps FROM daily;
+SELECT dp_steps(dp_variance_state(n, 0, 31, dp_hybrid(1.0, 1) ORDER BY day)) AS steps FROM daily;
 
 -- dp_summary: every statistic per row from one epsilon, releases only.  The
 -- same seed gives dp_summary exactly the releases of the variance family
 -- (the same three counters at epsilon / 3).
 SET dp_stream.seed = 'summary';
 CREATE TEMP TABLE by_variance AS
-  SELECT day, dp_var_samp(n, 0, 31, dp_binary(1.0, 365)) OVER (ORDER BY day) AS v FROM daily;
+  SELECT day, dp_var_samp(n, 0, 31, dp_binary(1.0, 365, 1)) OVER (ORDER BY day) AS v FROM daily;
 SET dp_stream.seed = 'summary';
 CREATE TEMP TABLE by_summary AS
-  SELECT day, dp_summary(n, 0, 31, dp_binary(1.0, 365)) OVER (ORDER BY day) AS s FROM daily;
+  SELECT day, dp_summary(n, 0, 31, dp_binary(1.0, 365, 1)) OVER (ORDER BY day) AS s FROM daily;
 SELECT count(*) AS rows,
        count(*) FILTER (WHERE (s).var_samp IS NOT DISTINCT FROM v) AS same_var_samp,
        count(*) FILTER (WHERE abs((s).stddev_pop - sqrt((s).var_pop)) >= 1e-9) AS stddev_not_root,
@@ -51,10 +51,10 @@ SELECT pg_typeof(s) AS type, (s).count IS NOT NULL AS count_defined, (s).sum IS 
 FROM by_summary WHERE day = 365;
 -- the function form reads a stored state; fields the state lacks are NULL
 SELECT (dp_summary(s)).sum IS NOT NULL AS sum, (dp_summary(s)).count IS NULL AS no_count
-FROM (SELECT dp_sum_state(n, 0, 31, dp_hybrid(1.0) ORDER BY day) s FROM daily) q;
+FROM (SELECT dp_sum_state(n, 0, 31, dp_hybrid(1.0, 1) ORDER BY day) s FROM daily) q;
 SELECT (x).avg IS NOT NULL AS avg, (x).count IS NOT NULL AS count, (x).var_pop IS NULL AS no_var_pop,
        (x).stddev_samp IS NULL AS no_stddev_samp
-FROM (SELECT dp_summary(dp_avg_state(n, 0, 31, dp_hybrid(1.0) ORDER BY day)) x FROM daily) q;
+FROM (SELECT dp_summary(dp_avg_state(n, 0, 31, dp_hybrid(1.0, 1) ORDER BY day)) x FROM daily) q;
 
 -- 2. A dp_statistic whose channel declares a mechanism with more nodes
 -- than the layout its bounds imply overflowed the heap (text and binary).
@@ -72,7 +72,7 @@ SELECT ('v1 average(lower=0,upper=1,values=real,estimator=midpoint) binary(epsil
 -- decoders behind the seal are covered by test/unit and test/fuzz.)
 CREATE TEMP TABLE forged AS
 SELECT set_byte(b, 150, get_byte(b, 150) # 1) AS bytes
-FROM (SELECT dp_statistic_send(dp_avg_state(0.5, 0, 1, dp_binary(1, 4))) AS b) x;
+FROM (SELECT dp_statistic_send(dp_avg_state(0.5, 0, 1, dp_binary(1, 4, 1))) AS b) x;
 CREATE TEMP TABLE received (s dp_statistic);
 -- COPY wants an absolute path: a file in the data directory, private to this cluster
 -- (the error is caught so that the path, which differs per run, is not printed)
@@ -93,18 +93,18 @@ END $$;
 SELECT pg_temp.round_trip();
 -- the genuine bytes of the same shape are read
 TRUNCATE forged;
-INSERT INTO forged SELECT dp_statistic_send(dp_avg_state(0.5, 0, 1, dp_binary(1, 4)));
+INSERT INTO forged SELECT dp_statistic_send(dp_avg_state(0.5, 0, 1, dp_binary(1, 4, 1)));
 SELECT pg_temp.round_trip();
 SELECT dp_steps(s) FROM received;
 
 -- 3. A horizon beyond 2^62 spun forever in the default block size
 -- (uncancellable); now refused at once, and any bigint is answered.
 SET statement_timeout = '10s';
-SELECT dp_two_level(1.0, 9223372036854775807);
-SELECT dp_two_level(1.0, 9223372036854775807, 3);
+SELECT dp_two_level(1.0, 9223372036854775807, 1);
+SELECT dp_two_level(1.0, 9223372036854775807, 1, block => 3);
 SELECT 'two_level(epsilon=1,horizon=9223372036854775807)'::dp_mechanism;
-SELECT dp_two_level(1.0, 4611686018427387904);
-SELECT dp_error_bound(dp_two_level(1.0, 4611686018427387904), 4611686018427387904, 0.95) > 0 AS bounded;
+SELECT dp_two_level(1.0, 4611686018427387904, 1);
+SELECT dp_error_bound(dp_two_level(1.0, 4611686018427387904, 1), 4611686018427387904, 0.95) > 0 AS bounded;
 RESET statement_timeout;
 
 -- 4. A stored dp_mechanism was used before validation: an invalid kind
@@ -150,11 +150,11 @@ SELECT 'v1 sum(lower=0,upper=1,values=real) simple_ii(epsilon=1,max_per_step=1) 
 SET dp_stream.seed = 'security bound';
 SELECT dp_error_bound(s, 0.9999999999999999) > 0 AS positive,
        dp_error_bound(s, 0.9999999999999999) >= dp_error_bound(s, 0.999999) AS not_below_six_nines
-FROM (SELECT dp_avg_state(0, 0, 10, dp_binary(1, 1024) ORDER BY v) s FROM generate_series(1, 1000) v) q;
+FROM (SELECT dp_avg_state(0, 0, 10, dp_binary(1, 1024, 1) ORDER BY v) s FROM generate_series(1, 1000) v) q;
 -- a range too narrow to represent spoke of max_per_step
-SELECT dp_sum(1e-301, 0, 1e-300, dp_binary(1, 10));
-SELECT dp_variance(1e-301, 0, 1e-300, dp_binary(1, 10));
-SELECT dp_avg(0.5, 0, 1e-70, dp_binary(1, 10)) IS NOT NULL AS narrow_but_representable;
+SELECT dp_sum(1e-301, 0, 1e-300, dp_binary(1, 10, 1));
+SELECT dp_variance(1e-301, 0, 1e-300, dp_binary(1, 10, 1));
+SELECT dp_avg(0.5, 0, 1e-70, dp_binary(1, 10, 1)) IS NOT NULL AS narrow_but_representable;
 -- block=0 in text was replaced by the default
 SELECT 'two_level(epsilon=1,horizon=100,block=0)'::dp_mechanism;
 SELECT 'two_level(epsilon=1,horizon=100)'::dp_mechanism AS default_block_when_absent;
@@ -175,12 +175,12 @@ SELECT dp_steps('v1 binary(epsilon=1,horizon=4,max_per_step=1) steps=0 nodes=[0,
 -- (2^63 of them) overflowed int64: the bound was 0
 SELECT dp_error_bound(m, 4611686018427387904) > 0 AS positive,
        dp_error_bound(m, 4611686018427387904) >= dp_error_bound(m, 4611686018427387903) AS not_below_one_step_earlier
-FROM (SELECT dp_pan_private(dp_two_level(1, 4611686018427387904, 1)) m) q;
+FROM (SELECT dp_pan_private(dp_two_level(1, 4611686018427387904, 1, block => 1)) m) q;
 -- a confidence so small that 1 - confidence rounds to 1 gave NaN; the
 -- smallest half-width meeting it is 0
-SELECT dp_error_bound(dp_binary(1, 10), 5, 1e-17) AS binary_tiny_confidence,
+SELECT dp_error_bound(dp_binary(1, 10, 1), 5, 1e-17) AS binary_tiny_confidence,
        dp_error_bound(dp_pan_private(dp_hybrid(100, 1)), 4611686018427387903, 1e-300) AS hybrid_tiny_confidence,
-       dp_error_bound(dp_simple_ii(1), 1000, 1e-17) AS expansion_tiny_confidence;
+       dp_error_bound(dp_simple_ii(1, 1), 1000, 1e-17) AS expansion_tiny_confidence;
 -- a bigint pushed into a real-valued state was clamped to truncated bounds
 -- (2 instead of 2.5); the state holds no noise, so the release is exact
 SELECT dp_estimate(dp_push(s, 3::bigint)) AS bigint_push, dp_estimate(dp_push(s, 3::float8)) AS float_push,

@@ -38,7 +38,7 @@ SELECT count(*) AS identical_rows FROM (
 -- a session SET stays in force inside a function whose SET clause sets
 -- something else
 CREATE FUNCTION seed_other_clause() RETURNS bigint LANGUAGE sql SET work_mem = '5MB'
-  AS $$ SELECT dp_count(1, dp_binary(1e-9, 4)) $$;
+  AS $$ SELECT dp_count(1, dp_binary(1e-9, 4, 1)) $$;
 SET dp_stream.seed = 'inside a function';
 CREATE TABLE seed_reference AS SELECT seed_other_clause() AS r;
 SET dp_stream.seed = 'inside a function';
@@ -63,11 +63,11 @@ SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 ALTER ROLE ALL SET dp_stream.seed = 'stored';
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 CREATE FUNCTION seed_clause() RETURNS bigint LANGUAGE sql
-  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4)) $$;
+  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4, 1)) $$;
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 SET dp_stream.seed = 'stored';
 CREATE FUNCTION seed_clause() RETURNS bigint LANGUAGE sql
-  SET dp_stream.seed FROM CURRENT AS $$ SELECT dp_count(1, dp_binary(1e-9, 4)) $$;
+  SET dp_stream.seed FROM CURRENT AS $$ SELECT dp_count(1, dp_binary(1e-9, 4, 1)) $$;
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 RESET dp_stream.seed;
 ALTER FUNCTION seed_other_clause() SET dp_stream.seed = 'stored';
@@ -88,7 +88,7 @@ ALTER FUNCTION seed_other_clause() RESET dp_stream.seed;
 -- a non-superuser (a real login) cannot set the seed nor read it once the
 -- library is loaded
 \c - dp_seed_user
-SELECT dp_binary(1, 4) IS NOT NULL AS library_loaded;
+SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
 SET dp_stream.seed = 'attacker';
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 SHOW dp_stream.seed;
@@ -106,16 +106,16 @@ SELECT count(*) AS visible_in_pg_settings FROM pg_settings WHERE name = 'dp_stre
 \c - postgres
 SELECT count(*) AS library_loaded FROM pg_settings WHERE name = 'dp_stream.seed';
 CREATE FUNCTION seed_clause() RETURNS bigint LANGUAGE sql
-  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4)) $$;
+  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4, 1)) $$;
 CREATE FUNCTION seed_clause_definer() RETURNS bigint LANGUAGE sql SECURITY DEFINER
-  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4)) $$;
+  SET dp_stream.seed = 'stored' AS $$ SELECT dp_count(1, dp_binary(1e-9, 4, 1)) $$;
 CREATE FUNCTION seed_clause_outer() RETURNS bigint LANGUAGE sql
   SET dp_stream.seed = 'stored' AS $$ SELECT seed_other_clause() $$;
 CREATE FUNCTION seed_clause_plpgsql() RETURNS bigint LANGUAGE plpgsql
   SET dp_stream.seed = 'stored' AS $$
 BEGIN
   BEGIN
-    RETURN dp_count(1, dp_binary(1e-9, 4)) FROM generate_series(1, 1);
+    RETURN dp_count(1, dp_binary(1e-9, 4, 1)) FROM generate_series(1, 1);
   EXCEPTION WHEN division_by_zero THEN
     RETURN 0;
   END;
@@ -123,7 +123,7 @@ END $$;
 CREATE PROCEDURE seed_procedure(INOUT r bigint) LANGUAGE plpgsql
   SET dp_stream.seed = 'stored' AS $$
 BEGIN
-  r := dp_count(1, dp_binary(1e-9, 4)) FROM generate_series(1, 1);
+  r := dp_count(1, dp_binary(1e-9, 4, 1)) FROM generate_series(1, 1);
 END $$;
 GRANT EXECUTE ON FUNCTION seed_clause_definer() TO dp_seed_user;
 SELECT proname, proconfig FROM pg_proc
@@ -143,14 +143,14 @@ CALL seed_procedure(NULL);
 -- also when a session SET of the same seed was in force before the call
 SET dp_stream.seed = 'stored';
 SELECT seed_clause();
-SELECT dp_count(1, dp_binary(1e-9, 4)) IS NOT NULL AS session_seed_still_works;
+SELECT dp_count(1, dp_binary(1e-9, 4, 1)) IS NOT NULL AS session_seed_still_works;
 RESET dp_stream.seed;
 -- a non-superuser calling a superuser's SECURITY DEFINER function, with the
 -- library loaded first or loading inside the call
 \c - dp_seed_user
 SELECT seed_clause_definer();
 \c - dp_seed_user
-SELECT dp_binary(1, 4) IS NOT NULL AS library_loaded;
+SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
 SELECT seed_clause_definer();
 \set VERBOSITY default
 \c - postgres
@@ -171,11 +171,11 @@ SELECT seed_other_clause() = (SELECT r FROM seed_reference) AS same_release;
 \c - postgres
 ALTER ROLE dp_seed_user SET dp_stream.seed = 'stored';
 SET dp_stream.seed = 'stored';
-CREATE TABLE seed_stored_release AS SELECT dp_count(1, dp_binary(1e-9, 4)) AS r;
+CREATE TABLE seed_stored_release AS SELECT dp_count(1, dp_binary(1e-9, 4, 1)) AS r;
 GRANT SELECT ON seed_stored_release TO dp_seed_user;
 \c - dp_seed_user
 SHOW dp_stream.seed;
-SELECT dp_count(1, dp_binary(1e-9, 4)) <> (SELECT r FROM seed_stored_release)
+SELECT dp_count(1, dp_binary(1e-9, 4, 1)) <> (SELECT r FROM seed_stored_release)
   AS seed_did_not_take_effect;
 SHOW dp_stream.seed;
 \c - postgres
@@ -183,7 +183,7 @@ ALTER ROLE dp_seed_user RESET dp_stream.seed;
 
 -- connection options (PGOPTIONS) are discarded the same way
 \c -reuse-previous=on "options=-cdp_stream.seed=stored"
-SELECT dp_binary(1, 4) IS NOT NULL AS library_loaded;
+SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
 SHOW dp_stream.seed;
 \c -reuse-previous=on "options="
 SELECT current_setting('dp_stream.seed', true) IS NULL AS no_seed_option;

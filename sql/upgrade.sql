@@ -7,7 +7,7 @@ DROP EXTENSION IF EXISTS dp_stream CASCADE;
 CREATE EXTENSION dp_stream VERSION '0.1.0';
 SET dp_stream.seed = 'upgrade';
 CREATE TABLE kept AS
-  SELECT dp_binary(1, 100) AS m, dp_count_state(v, dp_binary(1, 100) ORDER BY v) AS s
+  SELECT dp_binary(1, 100, 1) AS m, dp_count_state(v, dp_binary(1, 100, 1) ORDER BY v) AS s
   FROM generate_series(1, 10) v;
 SELECT s AS state_stored_under_0_1_0 FROM kept;
 ALTER EXTENSION dp_stream UPDATE TO '0.2.0';
@@ -15,14 +15,14 @@ SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
 SELECT m, dp_steps(s), dp_estimate(s), dp_mechanism(s)::text = m::text AS same_mechanism FROM kept;
 SELECT dp_steps(dp_push(s, 1)) AS continued FROM kept;
 SELECT dp_count(1, m) IS NOT NULL AS counted FROM kept;
-SELECT dp_hybrid(1) IS NOT NULL AS new_functions_present;
+SELECT dp_hybrid(1, 1) IS NOT NULL AS new_functions_present;
 -- and on to 0.5.0 (sums, averages, variances, managed streams): the stored
 -- counters still work, and a managed stream keeps an unsealed state
 ALTER EXTENSION dp_stream UPDATE TO '0.5.0';
 SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
 SELECT dp_steps(dp_push(s, 1)) AS continued_after_0_5_0 FROM kept;
-SELECT dp_sum(v, 0, 10, dp_binary(1, 100)) IS NOT NULL AS sums_present FROM generate_series(1, 10) v;
-SELECT dp_stream.create_stream('visits', 'count', dp_binary(1, 100), first_period => '2026-01-01');
+SELECT dp_sum(v, 0, 10, dp_binary(1, 100, 1)) IS NOT NULL AS sums_present FROM generate_series(1, 10) v;
+SELECT dp_stream.create_stream('visits', 'count', dp_binary(1, 100, 1), first_period => '2026-01-01');
 SELECT step FROM dp_stream.advance('visits', '2026-01-01', 3);
 SELECT step FROM dp_stream.advance('visits', '2026-01-02', 4);
 SELECT left(counter::text, 3) AS unsealed_catalog_state FROM dp_stream.streams;

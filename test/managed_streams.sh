@@ -45,8 +45,8 @@ CREATE EXTENSION dp_stream;
 CREATE TABLE returned (load text, client int, stream text, step bigint, period timestamp,
                        estimate float8, released_at timestamptz, called_at timestamptz);
 CREATE SEQUENCE next_period;
-SELECT dp_stream.create_stream('in_order', 'count', dp_hybrid(1.0), first_period => '2026-01-01');
-SELECT dp_stream.create_stream('shared_seq', 'count', dp_hybrid(1.0), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('in_order', 'count', dp_hybrid(1.0, 1), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('shared_seq', 'count', dp_hybrid(1.0, 1), first_period => '2026-01-01');
 SELECT dp_stream.create_stream('client_' || c, 'sum', dp_hybrid(1.0), 0, 10, first_period => '2026-01-01')
 FROM generate_series(0, 7) AS c;
 SQL
@@ -129,7 +129,7 @@ load per_client 'client\__' 1000 8 1 "8 streams, one per client"
 # with synchronous_commit = on.
 psql -X -q -d managed_streams -c 'ALTER SYSTEM SET synchronous_commit = on' -c 'SELECT pg_reload_conf()' >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d managed_streams >/dev/null <<'SQL' || { echo "Bail out! crash setup failed"; exit 1; }
-SELECT dp_stream.create_stream('crash_count', 'count', dp_binary(1.0, 64), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('crash_count', 'count', dp_binary(1.0, 64, 1), first_period => '2026-01-01');
 SELECT dp_stream.create_stream('crash_avg', 'average', dp_hybrid(1.0), 0, 10, first_period => '2026-01-01');
 SELECT dp_stream.advance(s, timestamp '2026-01-01' + (p - 1) * interval '1 day', 1)
 FROM unnest(ARRAY['crash_count', 'crash_avg']) AS s, generate_series(1, 3) AS p;
@@ -229,8 +229,8 @@ is "the server logged no ERROR or PANIC" "$(grep -E ' (ERROR|PANIC): ' "$log" | 
 
 # pg_dump carries the catalog, the releases and the ledger: a restored
 # database continues its streams instead of releasing every period again
-keyed_sql="SELECT string_agg(r::text, ',' ORDER BY d) FROM (SELECT d, dp_count(1, dp_keyed(dp_binary(1, 64), 'restored_key')) OVER (ORDER BY d) AS r FROM generate_series(1, 20) d) x"
-q "SELECT dp_stream.create_key('restored_key', dp_binary(1, 64))" >/dev/null
+keyed_sql="SELECT string_agg(r::text, ',' ORDER BY d) FROM (SELECT d, dp_count(1, dp_keyed(dp_binary(1, 64, 1), 'restored_key')) OVER (ORDER BY d) AS r FROM generate_series(1, 20) d) x"
+q "SELECT dp_stream.create_key('restored_key', dp_binary(1, 64, 1))" >/dev/null
 keyed_before=$(q "$keyed_sql")
 createdb restored
 pg_dump -d managed_streams | psql -X -q -d restored >/dev/null 2>&1

@@ -38,8 +38,8 @@ psql -X -q -v ON_ERROR_STOP=1 -d "$db" \
 sample() {
   local function=$1 name=$2 type=$3
   case "$function:$name:$type" in
-    dp_mechanism_in:*) echo "(public.dp_binary(1, 64)::text)::cstring" ;;
-    dp_counter_in:*) echo "(public.dp_counter_new(public.dp_binary(1, 64))::text)::cstring" ;;
+    dp_mechanism_in:*) echo "(public.dp_binary(1, 64, 1)::text)::cstring" ;;
+    dp_counter_in:*) echo "(public.dp_counter_new(public.dp_binary(1, 64, 1))::text)::cstring" ;;
     dp_statistic_in:*) echo "(public.dp_statistic_new('variance', 0, 10, public.dp_binary(1, 64))::text)::cstring" ;;
     *:epsilon:*|*:epsilon_current:*) echo "1" ;;
     *:epsilon_past:*|*:rho:*|*:lambda:*) echo "0.5" ;;
@@ -69,7 +69,7 @@ sample() {
     *:bigint|*:integer) echo "1" ;;
     *:boolean) echo "false" ;;
     *:text) echo "'null_sweep'" ;;
-    *:dp_mechanism) echo "public.dp_binary(1, 64)" ;;
+    *:dp_mechanism) echo "public.dp_binary(1, 64, 1)" ;;
     *:dp_counter) echo "public.dp_counter_new(public.dp_binary(1, 64, 5))" ;;
     *:dp_statistic) echo "public.dp_statistic_new('average', 0, 10, public.dp_binary(1, 64))" ;;
     *:dp_stream.streams) echo "(SELECT s FROM dp_stream.streams s WHERE s.name = 'null_sweep')" ;;
@@ -90,10 +90,10 @@ sample() {
 # the superuser's transaction: a budget, a key, a stream and a publication
 # the samples name (publish and dp_publication then get past the lookup)
 superuser_setup="SELECT dp_stream.create_budget('null_sweep', 100);
-SELECT dp_stream.create_key('null_sweep_key', public.dp_binary(1, 64));
-SELECT dp_stream.create_stream('null_sweep', 'count', public.dp_binary(1, 64), NULL, NULL,
+SELECT dp_stream.create_key('null_sweep_key', public.dp_binary(1, 64, 1));
+SELECT dp_stream.create_stream('null_sweep', 'count', public.dp_binary(1, 64, 1), NULL, NULL,
                                '2026-01-01', '1 day', 'null_sweep');
-SELECT dp_stream.create_publication('null_sweep', 'count', public.dp_binary(1, 64),
+SELECT dp_stream.create_publication('null_sweep', 'count', public.dp_binary(1, 64, 1),
                                     dataset => 'null_sweep', first_period => '2026-01-01');"
 
 # every function of the extension: oid, kind, name, argument types and names

@@ -58,17 +58,17 @@ source_sql() {
 SET client_min_messages = warning;
 CREATE TABLE data (day int, n int);
 INSERT INTO data SELECT d, (d * 7) % 13 FROM generate_series(1, 20) d;
-SELECT dp_stream.create_key('k1', dp_binary(1, 64));
+SELECT dp_stream.create_key('k1', dp_binary(1, 64, 1));
 CREATE TABLE states AS
   SELECT dp_count_state(n, dp_binary(1.0, 64, 20) ORDER BY day) AS c FROM data;
 CREATE TABLE estimates AS SELECT dp_estimate(c) AS estimate FROM states;
 CREATE TABLE keyed AS
-  SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64), 'k1')) OVER (ORDER BY day) AS released
+  SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1')) OVER (ORDER BY day) AS released
   FROM data;
 CREATE MATERIALIZED VIEW keyed_view AS
-  SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64), 'k1')) OVER (ORDER BY day) AS released
+  SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1')) OVER (ORDER BY day) AS released
   FROM data;
-SELECT dp_stream.create_stream('s1', 'count', dp_binary(1, 64), first_period => '2026-01-01');
+SELECT dp_stream.create_stream('s1', 'count', dp_binary(1, 64, 1), first_period => '2026-01-01');
 SELECT count(*) FROM dp_stream.advance('s1', '2026-01-03', 4);
 SQL
 }
@@ -79,7 +79,7 @@ keyed_again() {
   psql -X -q -At -d "$1" -c "
     SELECT count(*) FILTER (WHERE k.released = r.released) || ' ' ||
            count(*) FILTER (WHERE k.released <> r.released)
-    FROM keyed k JOIN (SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64), 'k1'))
+    FROM keyed k JOIN (SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1'))
                                      OVER (ORDER BY day) AS released FROM data) r USING (day)" \
     2>/dev/null || echo refused
 }
@@ -90,7 +90,7 @@ all_as_published() {
     SELECT (SELECT count(*) FROM states s, estimates e
             WHERE dp_steps(s.c) = 20 AND dp_estimate(s.c) = e.estimate) || ' ' ||
            (SELECT count(*) FROM keyed k
-            JOIN (SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64), 'k1'))
+            JOIN (SELECT day, dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1'))
                                 OVER (ORDER BY day) AS released FROM data) r
               ON r.day = k.day AND r.released = k.released) || ' ' ||
            (SELECT count(*) FROM keyed k JOIN keyed_view v
@@ -177,7 +177,7 @@ done
 createdb fresh_no_secrets
 pg_restore -d fresh_no_secrets "$work/no_secrets.dump" >"$work/no_secrets.restore" 2>&1
 keyed=$(keyed_again fresh_no_secrets)
-refusal=$(psql -X -q -At -d fresh_no_secrets -c "SELECT dp_count(n, dp_keyed(dp_binary(1, 64), 'k1')) OVER () FROM data" 2>&1 | head -1)
+refusal=$(psql -X -q -At -d fresh_no_secrets -c "SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'k1')) OVER () FROM data" 2>&1 | head -1)
 if [ "$keyed" = refused ] && [[ "$refusal" == *"keyed noise refused"* ]]; then
   report 0 "fresh database, dump without dp_stream.secrets: keyed noise refused (55000), not drawn anew"
 else

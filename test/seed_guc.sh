@@ -56,7 +56,7 @@ contains() { grep -qF -- "$2" <<<"$1"; }
 lacks() { ! grep -qF -- "$2" <<<"$1"; }
 
 refused='parameter "dp_stream.seed" can only be set with SET in the session'
-release='SELECT dp_count(1, dp_binary(1e-9, 4))'
+release='SELECT dp_count(1, dp_binary(1e-9, 4, 1))'
 # noise scale 1e9: an unseeded release equals the seeded one with
 # probability far below 1e-9
 source_query="SELECT source || ':' || setting FROM pg_settings WHERE name = 'dp_stream.seed'"

@@ -165,6 +165,17 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 
 	if (status != DP_OK)
 		return status;
+	/*
+	 * A counter clamps every step into [0, max_per_step] and calibrates its
+	 * noise to that bound: without one it would have to guess, and a guess
+	 * of 1 clamped every day of a daily count to 1 before 0.14.0.  Decided
+	 * from the mechanism alone, never from the data.
+	 */
+	if (!dp_mechanism_step_bound_stated(mechanism))
+	{
+		*field = "max_per_step";
+		return DP_ERROR_STEP_BOUND_UNSTATED;
+	}
 	kind = dp_counter_kind_by_id(mechanism->kind);
 
 	counter->mechanism = *mechanism;
@@ -412,7 +423,8 @@ dp_mechanism_error_bound(const dp_mechanism *mechanism, int64_t steps, double co
 						 double *bound, const char **field)
 {
 	dp_counter	header;			/* no nodes are needed to count noise terms */
-	dp_status	status = dp_counter_prepare(&header, mechanism, field);
+	dp_mechanism per_unit = dp_mechanism_per_unit(mechanism);
+	dp_status	status = dp_counter_prepare(&header, &per_unit, field);
 
 	if (status != DP_OK)
 		return status;

@@ -76,6 +76,22 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "epsilon";
 		return DP_ERROR_EPSILON;
 	}
+	/*
+	 * An unstated bound is checked as a bound of 1, the unit the planning
+	 * functions answer in; a statistic's counters, which count
+	 * observations, always carry the bound their range gives.
+	 */
+	if (!dp_mechanism_step_bound_stated(mechanism))
+	{
+		dp_mechanism per_unit = dp_mechanism_per_unit(mechanism);
+
+		if (mechanism->flags & DP_FLAG_PER_OBSERVATION)
+		{
+			*field = "max_per_step";
+			return DP_ERROR_MAX_PER_STEP;
+		}
+		return dp_mechanism_validate(&per_unit, field);
+	}
 	if (mechanism->max_per_step < 1 || mechanism->max_per_step > DP_MAX_PER_STEP_MAX)
 	{
 		*field = "max_per_step";
@@ -227,8 +243,9 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	if (kind && kind->shape_name)
 		length += snprintf(buffer + length, size - length, ",%s=%.17g", kind->shape_name,
 						   mechanism->shape);
-	length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
-					   (long long) mechanism->max_per_step);
+	if (dp_mechanism_step_bound_stated(mechanism))
+		length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
+						   (long long) mechanism->max_per_step);
 	if (mechanism->flags & DP_FLAG_PAN_PRIVATE)
 		length += snprintf(buffer + length, size - length, ",pan_private=true");
 	if (mechanism->flags & DP_FLAG_CONSISTENT)
@@ -376,6 +393,9 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		case SEEN_MAX_PER_STEP:
 			if (!dp_text_int64(cursor, &mechanism->max_per_step))
 				return fail(error, field, "expected an integer");
+			/* "not stated" is written by leaving the field out: one mechanism, one text */
+			if (mechanism->max_per_step == DP_STEP_BOUND_UNSTATED)
+				return fail(error, field, "0 is not a bound (leave max_per_step out to state none)");
 			break;
 		case SEEN_BLOCK:
 			if (!dp_text_int64(cursor, &mechanism->block))
@@ -452,7 +472,7 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 	unsigned	seen = 0;
 
 	memset(mechanism, 0, sizeof(*mechanism));
-	mechanism->max_per_step = 1;
+	mechanism->max_per_step = DP_STEP_BOUND_UNSTATED;
 
 	if (!dp_text_identifier(cursor, name, sizeof(name)))
 		return fail(error, "mechanism", "expected a mechanism name such as \"binary\"");

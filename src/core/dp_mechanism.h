@@ -75,6 +75,16 @@ typedef enum dp_mechanism_kind
 #define DP_HORIZON_MAX (((int64_t) 1) << 62)
 /* Largest per-step bound: keeps levels * bound below the sensitivity limit. */
 #define DP_MAX_PER_STEP_MAX (((int64_t) 1) << 50)
+/*
+ * max_per_step not stated (since 0.14.0; before, a constructor filled in 1
+ * and a count silently clamped every step to it).  A count refuses such a
+ * mechanism (dp_counter_prepare): its noise is calibrated to the bound, and
+ * only the user knows it.  A statistic takes its bound from lower and upper
+ * and needs none; planning answers per unit of the bound.  No earlier
+ * version ever stored 0 (validation refused it), so every stored mechanism
+ * keeps its meaning.
+ */
+#define DP_STEP_BOUND_UNSTATED 0
 
 typedef struct dp_mechanism
 {
@@ -82,7 +92,8 @@ typedef struct dp_mechanism
 	uint32_t	flags;			/* DP_FLAG_* */
 	double		epsilon;		/* rho with DP_FLAG_ZCDP */
 	int64_t		horizon;		/* T for bounded mechanisms, else 0 */
-	int64_t		max_per_step;	/* values are clamped into [0, max_per_step] */
+	int64_t		max_per_step;	/* values are clamped into [0, max_per_step];
+								 * DP_STEP_BOUND_UNSTATED when not given */
 	int64_t		block;			/* block size of two_level, else 0 */
 	char		key[DP_KEY_NAME_MAX + 1];	/* with DP_FLAG_KEYED, else all zero */
 	int64_t		contributions;	/* with DP_FLAG_PERSON, else 0 */
@@ -136,6 +147,29 @@ dp_mechanism_unit_bound(const dp_mechanism *mechanism)
 		((mechanism->flags & DP_FLAG_PER_OBSERVATION) ? (uint64_t) mechanism->max_per_step : 1);
 }
 
+/* Whether the mechanism states a bound on one step's value. */
+static inline bool
+dp_mechanism_step_bound_stated(const dp_mechanism *mechanism)
+{
+	return mechanism->max_per_step != DP_STEP_BOUND_UNSTATED;
+}
+
+/*
+ * The mechanism with an unstated step bound read as 1: what the planning
+ * functions compute with, so that their figures are per unit of the bound
+ * (a bound of B multiplies every error figure by B).  A stated bound is
+ * kept.
+ */
+static inline dp_mechanism
+dp_mechanism_per_unit(const dp_mechanism *mechanism)
+{
+	dp_mechanism	per_unit = *mechanism;
+
+	if (!dp_mechanism_step_bound_stated(mechanism))
+		per_unit.max_per_step = 1;
+	return per_unit;
+}
+
 /* Whether `name` is a valid key name (see DP_KEY_NAME_MAX). */
 extern bool dp_key_name_valid(const char *name, size_t length);
 
@@ -147,7 +181,8 @@ extern bool dp_key_name_valid(const char *name, size_t length);
 extern dp_status dp_mechanism_validate(const dp_mechanism *mechanism, const char **field);
 
 /*
- * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1), with
+ * Canonical text: binary(epsilon=0.5,horizon=365,max_per_step=1) (without
+ * max_per_step when it is not stated), with
  * block=B for two_level, pan_private=true / consistent=true when set and
  * key=NAME for a keyed mechanism, partition=HEX (32 hexadecimal digits,
  * the digest) after it, contributions=K (person level) and
@@ -159,8 +194,9 @@ extern int	dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, siz
 
 /*
  * Parses the text form at *cursor (leading and trailing blanks allowed
- * around every token), advancing *cursor past it.  max_per_step defaults to
- * 1, block to ceil(sqrt(horizon)), options to false.  Does not validate
+ * around every token), advancing *cursor past it.  An absent max_per_step
+ * is not stated (before 0.14.0 it read as 1; every text 0.1.0 to 0.13.0
+ * wrote names it), block defaults to ceil(sqrt(horizon)), options to false.  Does not validate
  * ranges; call dp_mechanism_validate afterwards.
  */
 extern dp_status dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism,

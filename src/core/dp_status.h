@@ -21,7 +21,8 @@ typedef enum dp_status
 	DP_ERROR_BOUNDS,			/* lower/upper not finite, too large or not ordered */
 	DP_ERROR_OVERFLOW,			/* a node value left the range of genuine states */
 	DP_ERROR_KEY,				/* keyed noise: key name invalid, or keyed without pan_private */
-	DP_ERROR_CONTRIBUTIONS		/* person level: contributions out of range */
+	DP_ERROR_CONTRIBUTIONS,		/* person level: contributions out of range */
+	DP_ERROR_STEP_BOUND_UNSTATED	/* a count's mechanism states no max_per_step */
 } dp_status;
 
 /*

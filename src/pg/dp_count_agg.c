@@ -83,7 +83,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_stream mechanism must not be null"),
-				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365).")));
+				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365, max_per_step => 50).")));
 	mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(2));
 
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));

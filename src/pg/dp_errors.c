@@ -229,6 +229,24 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errhint("Bound what one person contributes before aggregating "
 							 "(docs/privacy_unit.md).")));
 			break;
+		case DP_ERROR_STEP_BOUND_UNSTATED:
+			{
+				char		text[DP_MECHANISM_TEXT_BYTES];
+
+				if (mechanism)
+					dp_mechanism_to_text(mechanism, text, sizeof(text));
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("a count needs a bound on one step's value"),
+						 mechanism ?
+						 errdetail("The mechanism %s states no max_per_step.  A count clamps "
+								   "every step into [0, max_per_step] and calibrates its noise "
+								   "to it; no default can know your data's bound.", text) : 0,
+						 errhint("State the largest value one step can have, e.g. "
+								 "dp_binary(1.0, 365, max_per_step => 50) or "
+								 "dp_auto(1.0, 365, max_per_step => 50).")));
+			}
+			break;
 		case DP_ERROR_BOUNDS:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

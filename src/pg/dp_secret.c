@@ -582,6 +582,20 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 			continue;
 		found = true;
 		same_mechanism = dp_mechanism_datum_equals(stored, mechanism);
+		/*
+		 * A stored statistic's mechanism states no step bound since 0.14.0;
+		 * its key may have been registered with the 1 that meant the same
+		 * before.  Only for the check of a state's reader (no computation):
+		 * drawing noise compares exactly, as the mechanism's text keys it.
+		 */
+		if (!same_mechanism && computes == NULL &&
+			!dp_mechanism_step_bound_stated(mechanism))
+		{
+			dp_mechanism stated_one = *mechanism;
+
+			stated_one.max_per_step = 1;
+			same_mechanism = dp_mechanism_datum_equals(stored, &stated_one);
+		}
 		used_by = DatumGetObjectId(role);
 		registered_computes = TextDatumGetCString(stored_computes);
 		/*

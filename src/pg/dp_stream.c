@@ -55,6 +55,7 @@ void		_PG_init(void);
 
 static char *seed_setting = NULL;
 bool		dp_read_unsealed = false;
+bool		dp_argument_order_warning = true;
 /* bumped whenever dp_stream.seed is assigned, so SET restarts the stream */
 static uint64 seed_generation = 0;
 
@@ -336,6 +337,23 @@ _PG_init(void)
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	/*
+	 * On for 0.14.0, which moved max_per_step before the kind's own
+	 * parameters: a constructor warns when its arguments, read in the old
+	 * order, built another valid mechanism (dp_mechanism_type.c).  Anyone
+	 * may turn it off, for a session or in a function's SET clause (the
+	 * extension's own wrappers do).
+	 */
+	DefineCustomBoolVariable("dp_stream.argument_order_warning",
+							 "Warns when a mechanism constructor's arguments meant another mechanism before dp_stream 0.14.0.",
+							 "dp_stream 0.14.0 puts max_per_step before arity, block, lambda, "
+							 "delay, epsilon_past, window_size and parameter; a positional "
+							 "call written for an earlier version builds another mechanism.",
+							 &dp_argument_order_warning,
+							 true,
+							 PGC_USERSET,
+							 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dp_stream");
 }

@@ -20,6 +20,9 @@ extern dp_random *dp_backend_random(void);
 /* dp_stream.read_unsealed: a superuser reads states written before sealing. */
 extern bool dp_read_unsealed;
 
+/* dp_stream.argument_order_warning: constructors warn about 0.14.0's order. */
+extern bool dp_argument_order_warning;
+
 /* Secrets (dp_secret.c): sealing, opening and keyed noise. */
 extern bool dp_sealing_installed(void);
 extern void dp_secret_for_sealing(unsigned char *secret, uint64 *key_id);

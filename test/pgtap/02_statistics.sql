@@ -19,7 +19,7 @@ SELECT stream, t, released - true_count AS error
 FROM (
   SELECT stream, t,
          sum(bit) OVER w AS true_count,
-         dp_count(bit, dp_binary(1.0, 64)) OVER w AS released
+         dp_count(bit, dp_binary(1.0, 64, 1)) OVER w AS released
   FROM (SELECT s AS stream, t, (hashint8(s * 1000 + t) & 1)::bigint AS bit
         FROM generate_series(1, 4000) s, generate_series(1, 64) t) x
   WINDOW w AS (PARTITION BY stream ORDER BY t ROWS UNBOUNDED PRECEDING)
@@ -42,13 +42,13 @@ SELECT ok(abs(avg(error)) <= 4.8916 * sqrt((SELECT v FROM moments) / 4000),
 FROM errors WHERE t = 64;
 
 -- the 90% bound covers at least 90% (one-sided: the guarantee's direction)
-SELECT ok(avg((abs(error) <= dp_error_bound(dp_binary(1.0, 64), t, 0.9))::int) >= 0.9 - 4.7534 * sqrt(0.09 / 4000),
-          format('90%% bound at t = 63 covers %s of 4000 streams', round(avg((abs(error) <= dp_error_bound(dp_binary(1.0, 64), t, 0.9))::int), 4)))
+SELECT ok(avg((abs(error) <= dp_error_bound(dp_binary(1.0, 64, 1), t, 0.9))::int) >= 0.9 - 4.7534 * sqrt(0.09 / 4000),
+          format('90%% bound at t = 63 covers %s of 4000 streams', round(avg((abs(error) <= dp_error_bound(dp_binary(1.0, 64, 1), t, 0.9))::int), 4)))
 FROM errors WHERE t = 63;
 
 -- the two-step form continues a stored stream: states pushed one step at a
 -- time have exactly the steps and noise structure of the window form
-SELECT is((SELECT dp_steps(dp_push(dp_push(dp_count_state(1, dp_binary(1.0, 64)), 1), 0))
+SELECT is((SELECT dp_steps(dp_push(dp_push(dp_count_state(1, dp_binary(1.0, 64, 1)), 1), 0))
            FROM generate_series(1, 10)), 12::bigint, 'dp_push advances a stored state by one step each');
 
 SELECT * FROM finish();

@@ -5,7 +5,7 @@ SELECT plan(6);
 SET LOCAL dp_stream.seed = 'pgtap states';
 
 CREATE TEMP TABLE states AS
-SELECT s, dp_count_state((hashint4(s * 100 + t) & 1)::bigint, dp_binary(0.5, 100) ORDER BY t) AS state
+SELECT s, dp_count_state((hashint4(s * 100 + t) & 1)::bigint, dp_binary(0.5, 100, 1) ORDER BY t) AS state
 FROM generate_series(1, 50) s, generate_series(1, 37) t GROUP BY s;
 
 SELECT is((SELECT count(*) FROM states WHERE state::text::dp_counter::text <> state::text), 0::bigint,

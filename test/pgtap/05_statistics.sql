@@ -31,8 +31,8 @@ SELECT stream, t,
        integer_sum - sum(clamped) OVER w AS integer_sum_error
 FROM (
   SELECT stream, t, v, clamped,
-         dp_sum(v::float8, 0, 10, dp_binary(1.0, 32)) OVER w AS real_sum,
-         dp_sum(v::int, 0, 10, dp_binary(1.0, 32)) OVER w AS integer_sum
+         dp_sum(v::float8, 0, 10, dp_binary(1.0, 32, 1)) OVER w AS real_sum,
+         dp_sum(v::int, 0, 10, dp_binary(1.0, 32, 1)) OVER w AS integer_sum
   FROM streams WINDOW w AS (PARTITION BY stream ORDER BY t)
 ) x
 WINDOW w AS (PARTITION BY stream ORDER BY t);
@@ -40,9 +40,9 @@ WINDOW w AS (PARTITION BY stream ORDER BY t);
 ALTER TABLE errors ADD COLUMN count_error float8, ADD COLUMN centred_sum_error float8;
 UPDATE errors e SET count_error = s.count_error, centred_sum_error = s.centred_sum_error
 FROM (SELECT stream,
-             dp_estimate(dp_avg_state(v::float8, 0, 10, dp_binary(1.0, 32) ORDER BY t), 'count')
+             dp_estimate(dp_avg_state(v::float8, 0, 10, dp_binary(1.0, 32, 1) ORDER BY t), 'count')
                - count(v) AS count_error,
-             dp_estimate(dp_variance_state(v::float8 - 5, -5, 5, dp_binary(1.0, 32) ORDER BY t), 'sum')
+             dp_estimate(dp_variance_state(v::float8 - 5, -5, 5, dp_binary(1.0, 32, 1) ORDER BY t), 'sum')
                - sum(clamped - 5) AS centred_sum_error
       FROM streams GROUP BY stream) s
 WHERE e.stream = s.stream AND e.t = 31;

@@ -21,6 +21,11 @@
  * (0 without a real parameter), the partition's 16 bytes at 57 and the
  * key's characters at 73.  Versions 1 and 2 are still read and written as
  * before, so no mechanism without a partition changes its stored form.
+ *
+ * max_per_step 0 (0.14.0, every version) is "not stated"
+ * (DP_STEP_BOUND_UNSTATED).  No earlier version wrote 0 (validation refused
+ * it), so every stored value keeps its meaning; negative values are still
+ * refused by validation.
  */
 #include "dp_mechanism.h"
 

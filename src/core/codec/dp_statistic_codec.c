@@ -36,14 +36,18 @@ fail(dp_parse_error *error, const char *field, const char *problem)
 
 static const char *const channel_labels[] = {"count", "sum", "squares"};
 
-/* The user's mechanism is a channel's with the total epsilon and N = 1. */
+/*
+ * The user's mechanism is a channel's with the total epsilon and no step
+ * bound (dp_statistic_layout; before 0.14.0 it was stated as 1, which
+ * meant the same).
+ */
 static dp_mechanism
 user_mechanism(const dp_mechanism *channel, double epsilon)
 {
 	dp_mechanism mechanism = *channel;
 
 	mechanism.epsilon = epsilon;
-	mechanism.max_per_step = 1;
+	mechanism.max_per_step = DP_STEP_BOUND_UNSTATED;
 	mechanism.flags &= ~DP_FLAG_PER_OBSERVATION;
 	return mechanism;
 }

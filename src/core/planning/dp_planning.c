@@ -11,7 +11,9 @@ static dp_status
 prepare_at(dp_counter *header, const dp_mechanism *mechanism, int64_t steps,
 		   const char **field)
 {
-	dp_status	status = dp_counter_prepare(header, mechanism, field);
+	/* an unstated step bound: figures per unit of it (dp_mechanism_per_unit) */
+	dp_mechanism per_unit = dp_mechanism_per_unit(mechanism);
+	dp_status	status = dp_counter_prepare(header, &per_unit, field);
 
 	if (status != DP_OK)
 		return status;

@@ -211,8 +211,12 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 		*field = "per_observation";
 		return DP_ERROR_FORMAT;
 	}
-	/* the bounds replace max_per_step; a different value would be ignored silently */
-	if (spec->mechanism.max_per_step != 1)
+	/*
+	 * The bounds replace max_per_step: a statistic's mechanism states none.
+	 * A stated 1 (every mechanism before 0.14.0 had one) means the same and
+	 * is accepted; any other value would be ignored silently.
+	 */
+	if (spec->mechanism.max_per_step != DP_STEP_BOUND_UNSTATED && spec->mechanism.max_per_step != 1)
 	{
 		*field = "max_per_step";
 		return DP_ERROR_MAX_PER_STEP;
@@ -223,6 +227,8 @@ dp_statistic_layout(dp_statistic *layout, const dp_statistic_spec *spec, const c
 
 	memset(layout, 0, sizeof(*layout));
 	layout->spec = *spec;
+	/* one statistic, one mechanism: a stated 1 is stored as not stated */
+	layout->spec.mechanism.max_per_step = DP_STEP_BOUND_UNSTATED;
 	layout->channel_count = count;
 	/* a sum alone needs no count */
 	offset = (sizeof(dp_statistic) + 15) & ~(size_t) 15;
