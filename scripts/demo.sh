@@ -43,13 +43,13 @@ CREATE VIEW bounded AS
         FROM admissions) x
   WHERE nth <= 3;
 
--- Two-level (the most accurate here: see dp_compare_mechanisms), person
+-- dp_auto, the recommended mechanism (Balanced for a known horizon), person
 -- level k = 3, consistent: integer releases that never decrease
 CREATE TABLE released AS
 SELECT d.day, row_number() OVER w AS step, coalesce(a.n, 0) AS admitted,
        sum(coalesce(a.n, 0)) OVER w AS true_count,
        dp_count(a.n, dp_consistent(dp_person_level(
-                       dp_two_level(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3)))
+                       dp_auto(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3)))
          OVER w AS private_count
 FROM (SELECT g::date AS day FROM generate_series(date '2025-01-01', date '2025-12-31', interval '1 day') g) d
 LEFT JOIN (SELECT admitted AS day, count(*) AS n FROM bounded GROUP BY 1) a USING (day)
@@ -57,7 +57,7 @@ WINDOW w AS (ORDER BY d.day);
 ALTER TABLE released ADD COLUMN band float8;
 -- the widest 95% bound so far: a band that never narrows
 UPDATE released SET band = dp_error_bound_max(
-  dp_consistent(dp_person_level(dp_two_level(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3)), step);
+  dp_consistent(dp_person_level(dp_auto(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3)), step);
 
 \echo
 \echo 'Running count of admissions (at most 3 per patient) at the end of each month:'
@@ -77,8 +77,8 @@ FROM (SELECT *, lag(private_count) OVER (ORDER BY day) AS lag_count FROM release
 
 \echo 'The same year protecting a whole day instead (event level, max_per_step = the busiest day):'
 SELECT busiest AS "busiest day",
-       round(dp_error_bound(dp_two_level(epsilon => 1.0, horizon => 365, max_per_step => busiest), 365)) AS "95% band at day 365, event level",
-       round(dp_error_bound(dp_person_level(dp_two_level(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3), 365)) AS "person level, k = 3"
+       round(dp_error_bound(dp_auto(epsilon => 1.0, horizon => 365, max_per_step => busiest), 365)) AS "95% band at day 365, event level",
+       round(dp_error_bound(dp_person_level(dp_auto(epsilon => 1.0, horizon => 365, max_per_step => 1000), contributions => 3), 365)) AS "person level, k = 3"
 FROM (SELECT max(admitted)::bigint AS busiest FROM released) x;
 
 \copy (SELECT step, true_count, private_count, band FROM released ORDER BY step) TO 'bench/out/demo.dat'
