@@ -8,15 +8,17 @@ trials=${BENCH_TRIALS:-200}
 [ -n "${BENCH_QUICK:-}" ] && trials=20
 cc -std=c11 -O2 $(make -s core-flags) -o bench/out/accuracy bench/accuracy.c -lsodium -lm
 bench/out/accuracy "$trials" bench/out | tee bench/out/accuracy.txt
-gnuplot <<'PLOT'
+gnuplot <<PLOT
 set terminal pngcairo size 900,500 noenhanced
 set output 'bench/out/accuracy_by_t.png'
-set title 'Binary mechanism, T = 1024, epsilon = 1: RMSE of the release at each t'
-set xlabel 't'
-set ylabel 'root mean squared error'
+set title 'How far the Binary mechanism'."'".'s release is from the true count at each step (T = 1024 steps, epsilon = 1)'
+set xlabel 'time step t'
+set ylabel 'root mean squared error over $trials runs'
 set xrange [0:1024]
 set key top left
-plot 'bench/out/accuracy_by_t.dat' using 1:2 with lines lc rgb '#999999' title 'empirical', \
-     '' using 1:3 with lines lw 2 lc rgb '#c0392b' title 'theory: sqrt(popcount(t) Var)'
+# headroom above the data for the key
+set offsets 0, 0, graph 0.35, 0
+plot 'bench/out/accuracy_by_t.dat' using 1:2 with lines lc rgb '#999999' title 'measured', \\
+     '' using 1:3 with lines lw 2 lc rgb '#c0392b' title 'predicted: the noise of the popcount(t) tree nodes that sum to step t'
 PLOT
 echo "wrote bench/out/accuracy_by_t.png"

@@ -27,18 +27,18 @@ set style data lines
 do for [statistic in "average variance"] {
   do for [data in "uniform meter"] {
     set output sprintf('bench/out/aggregates_%s_%s.png', statistic, data)
-    set ylabel sprintf('95th percentile of |error| / %s, %s trials', statistic eq 'average' ? 'range' : '(range/2)^2', '${trials}')
-    set title sprintf('Budaeva et al., conjecture %s (%s): Binary %s mechanism, %s data', \
-                      statistic eq 'average' ? '1' : '2', statistic, statistic, data)
+    set ylabel sprintf('95th percentile of |error| / %s, over %s runs', statistic eq 'average' ? 'range' : '(range/2)^2', '${trials}')
+    set title sprintf("How fast the error of a private running %s falls over time (Binary, %s data)\nagainst the bound Budaeva et al. conjecture (their conjecture %s)", \
+                      statistic, data eq 'meter' ? 'hourly smart-meter' : 'uniform random', statistic eq 'average' ? '1' : '2')
     f(T, e) = sprintf('bench/out/aggregates/aggregates_%s_%s_T%d_eps%s.dat', data, statistic, T, e)
-    plot f(10, '1') using 1:2 lw 2 lc rgb '#1f77b4' title 'T=2^10, eps=1', \
-         f(13, '1') using 1:2 lw 2 lc rgb '#2ca02c' title 'T=2^13, eps=1', \
-         f(16, '1') using 1:2 lw 2 lc rgb '#d62728' title 'T=2^16, eps=1', \
-         f(10, '0.1') using 1:2 lw 2 dt 2 lc rgb '#1f77b4' title 'T=2^10, eps=0.1', \
-         f(13, '0.1') using 1:2 lw 2 dt 2 lc rgb '#2ca02c' title 'T=2^13, eps=0.1', \
-         f(16, '0.1') using 1:2 lw 2 dt 2 lc rgb '#d62728' title 'T=2^16, eps=0.1', \
-         f(16, '1') using 1:4 lw 1 lc rgb '#000000' title 'conjectured bound, T=2^16, eps=1 (constant 1, delta=0.05)', \
-         f(16, '1') using 1:(2*16**1.5/1/\$1) lw 1 dt 3 lc rgb '#000000' title '2 log2(T)^1.5 / (eps t), T=2^16, eps=1'
+    plot f(10, '1') using 1:2 lw 2 lc rgb '#1f77b4' title 'horizon 2^10, epsilon 1', \
+         f(13, '1') using 1:2 lw 2 lc rgb '#2ca02c' title 'horizon 2^13, epsilon 1', \
+         f(16, '1') using 1:2 lw 2 lc rgb '#d62728' title 'horizon 2^16, epsilon 1', \
+         f(10, '0.1') using 1:2 lw 2 dt 2 lc rgb '#1f77b4' title 'horizon 2^10, epsilon 0.1', \
+         f(13, '0.1') using 1:2 lw 2 dt 2 lc rgb '#2ca02c' title 'horizon 2^13, epsilon 0.1', \
+         f(16, '0.1') using 1:2 lw 2 dt 2 lc rgb '#d62728' title 'horizon 2^16, epsilon 0.1', \
+         f(16, '1') using 1:4 lw 1 lc rgb '#000000' title 'the conjectured bound, horizon 2^16, epsilon 1 (constant 1, delta = 0.05)', \
+         f(16, '1') using 1:(2*16**1.5/1/\$1) lw 1 dt 3 lc rgb '#000000' title "2 log2(T)^1.5 / (epsilon t), the shape measured (the sum's error over the count), horizon 2^16, epsilon 1"
   }
 }
 PLOT

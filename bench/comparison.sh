@@ -18,30 +18,32 @@ bench/out/comparison_bench "$many" bench/out/comparison_many | tee bench/out/com
 gnuplot <<PLOT
 trials = '${many}'
 set terminal pngcairo size 1000,600 noenhanced font ',10'
-set xlabel 't'
-set ylabel sprintf('mean |M(t) - c(t)| over %s trials', trials)
+set xlabel 'time step t'
+set ylabel sprintf('mean |released - true running count| over %s runs', trials)
 set logscale y
-set key outside bottom center horizontal maxrows 3
+# in the empty decade between Simple I and the others
+set key at graph 0.99, graph 0.78 right top vertical maxrows 5 opaque box
 set style data lines
 do for [T in "1000 10000"] {
   set output sprintf('bench/out/comparison_T%s.png', T)
-  set title sprintf('Maddi comparison, T = %s, epsilon = 1 (dp_stream mechanisms)', T)
+  set title sprintf('How far each mechanism'."'".'s running count is from the truth: %s steps of 0 or 1, epsilon = 1', T)
   f = sprintf('bench/out/comparison_many/comparison_T%s.dat', T)
-  plot f using 1:2 lw 2 lc rgb '#7f7f7f' title 'simple_i', \
-       f using 1:3 lw 1 lc rgb '#1f77b4' title 'simple_ii', \
-       f using 1:4 lw 1 lc rgb '#2ca02c' title 'two_level B=10', \
-       f using 1:8 lw 1 lc rgb '#17becf' title 'two_level B=sqrt(T)', \
-       f using 1:9 lw 2 lc rgb '#d62728' title 'binary', \
-       f using 1:10 lw 1 lc rgb '#ff7f0e' title 'hybrid (unbounded)', \
-       f using 1:11 lw 1 lc rgb '#9467bd' title 'ppcum', \
-       f using 1:12 lw 1 dt 2 lc rgb '#d62728' title 'binary pan-private', \
-       f using 1:13 lw 1 dt 2 lc rgb '#17becf' title 'two_level sqrt(T) pan-private'
+  plot f using 1:2 lw 2 lc rgb '#7f7f7f' title 'Simple I', \
+       f using 1:3 lw 1 lc rgb '#1f77b4' title 'Simple II', \
+       f using 1:4 lw 1 lc rgb '#2ca02c' title 'Two-level, blocks of 10', \
+       f using 1:8 lw 1 lc rgb '#17becf' title 'Two-level, sqrt(T) blocks', \
+       f using 1:9 lw 2 lc rgb '#d62728' title 'Binary', \
+       f using 1:10 lw 1 lc rgb '#ff7f0e' title 'Hybrid (no horizon)', \
+       f using 1:11 lw 1 lc rgb '#9467bd' title 'PPCum', \
+       f using 1:12 lw 1 dt 2 lc rgb '#d62728' title 'Binary, pan-private', \
+       f using 1:13 lw 1 dt 2 lc rgb '#17becf' title 'Two-level, sqrt(T) blocks, pan-private'
 }
 unset logscale y
+set key at graph 0.02, graph 0.98 left top vertical Left reverse box
 set output 'bench/out/comparison_blocks.png'
-set title 'Two-level by block size, T = 10000, epsilon = 1'
+set title 'Two-level: the error of the running count by block size, 10000 steps of 0 or 1, epsilon = 1'
 f = 'bench/out/comparison_many/comparison_T10000.dat'
-plot f using 1:4 title 'B = 10', f using 1:5 title 'B = 25', f using 1:6 title 'B = 50', \
-     f using 1:7 title 'B = 100 = sqrt(T)'
+plot f using 1:4 title 'blocks of 10', f using 1:5 title 'blocks of 25', f using 1:6 title 'blocks of 50', \
+     f using 1:7 title 'blocks of 100 = sqrt(T)'
 PLOT
 echo "wrote bench/out/comparison_T1000.png, comparison_T10000.png, comparison_blocks.png"

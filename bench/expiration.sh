@@ -28,21 +28,25 @@ failures=0
 bench/out/expiration bench/out $quick | tee bench/out/expiration.txt || failures=$((failures + 1))
 
 gnuplot <<'PLOT'
-set terminal pngcairo size 1000,560 noenhanced
+set terminal pngcairo size 1000,600 noenhanced
 set output 'bench/out/expiration_error.png'
-set title 'Error sd against t, every mechanism tuned to MSE 1000 over T = 2^18'
+set title "Error of the release at each step: privacy that expires (lambda) and its window baseline,\neach set to the same mean squared error, 1000 over 2^18 steps"
 set logscale x 2
-set xlabel 't'
-set ylabel 'sd of the release error'
-set key top left
+set xlabel 'time step t'
+set ylabel 'standard deviation of the release error'
+# the curves fill the plot: the key goes below it
+set key below
 set grid
-labels = "lambda=0.5 lambda=1 lambda=2 lambda=3 W=127 W=1023"
-plot for [i=2:7] 'bench/out/expiration_error.dat' using 1:i with lines lw 2 title word(labels, i - 1)
+array labels[6] = ['expiring, lambda = 0.5', 'expiring, lambda = 1', 'expiring, lambda = 2', 'expiring, lambda = 3', \
+                   'window of 127 steps', 'window of 1023 steps']
+# the windows dashed: the expiring curves and theirs cross
+plot for [i=2:5] 'bench/out/expiration_error.dat' using 1:i with lines lw 2 lc i-1 title labels[i - 1], \
+     for [i=6:7] 'bench/out/expiration_error.dat' using 1:i with lines lw 2 lc i-1 dt 2 title labels[i - 1]
 PLOT
 gnuplot <<'PLOT'
 set terminal pngcairo size 1000,620 noenhanced
 set output 'bench/out/expiration_loss.png'
-set title 'Privacy loss of an item d steps old (solid: guaranteed; dashed: exact, worst of 12 positions)'
+set title 'How much privacy an item d steps old has lost (solid: guaranteed; dashed: exact, worst of 12 positions)'
 set logscale x 10
 set logscale y 10
 set xrange [1:100000]
@@ -50,8 +54,9 @@ set xlabel 'age d (d = 0 plotted at 1)'
 set ylabel 'privacy loss'
 set key top left
 set grid
-labels = "lambda=0.5 lambda=1 lambda=2 lambda=3 W=127 W=1023"
-plot for [i=1:6] 'bench/out/expiration_loss.dat' using ($1 < 1 ? 1 : $1):(column(2*i)) with lines lw 2 lc i title word(labels, i), \
+array labels[6] = ['expiring, lambda = 0.5', 'expiring, lambda = 1', 'expiring, lambda = 2', 'expiring, lambda = 3', \
+                   'window of 127 steps', 'window of 1023 steps']
+plot for [i=1:6] 'bench/out/expiration_loss.dat' using ($1 < 1 ? 1 : $1):(column(2*i)) with lines lw 2 lc i title labels[i], \
      for [i=1:6] 'bench/out/expiration_loss.dat' using ($1 < 1 ? 1 : $1):(column(2*i+1)) with lines lw 1 dt 2 lc i notitle
 PLOT
 cp bench/out/expiration_error.png bench/out/expiration_loss.png docs/img/

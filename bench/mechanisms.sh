@@ -251,44 +251,7 @@ dp_cluster_stop
 
 # Plots: every pure epsilon-DP mechanism at 2^16 (log y), and the empirical
 # variance by t at 2^10 over the exact curve.
-columns=$(head -1 bench/out/mechanisms_by_t_65536.dat | wc -w)
-gnuplot <<PLOT
-set terminal pngcairo size 1000,560 noenhanced
-set output 'bench/out/mechanisms_variance_2_16.png'
-set title 'Exact variance of the release, T = 2^16, epsilon = 1 (mean over bins of 32 steps)'
-set xlabel 't'
-set ylabel 'variance'
-set logscale y
-set format y '%.0e'
-set xrange [0:65536]
-set key outside right top
-# fourteen distinct colours: the default cycle repeats after eight
-array colours[14] = ['#c0392b', '#1f5fa8', '#2e7d32', '#e67e22', '#8e44ad', '#16a085', \
-                     '#7f8c8d', '#d4ac0d', '#e84393', '#000000', '#6d4c41', '#00bcd4', \
-                     '#9acd32', '#ff00ff']
-do for [i=1:14] { set linetype i lc rgb colours[i] lw 2 }
-plot for [i=2:$columns] 'bench/out/mechanisms_by_t_65536.dat' using 1:i with lines lt (i-1) title columnheader(i)
-PLOT
-gnuplot <<PLOT
-set terminal pngcairo size 1000,800 noenhanced
-set output 'bench/out/mechanisms_empirical_2_10.png'
-set datafile missing '?'
-set xrange [0:1024]
-set xlabel 't'
-set ylabel 'variance'
-set key top left
-# headroom above the data for the key
-set offsets graph 0, graph 0, graph 0.3, graph 0
-# two panels: Binary's variance is seven times the others'
-set multiplot layout 2,1 title 'T = 1024, epsilon = 1: empirical variance by t through SQL (points, $trials trials) and exact variance (lines)'
-plot 'bench/out/mechanisms_empirical_1024.dat' using 1:3 with lines lw 1 lc rgb '#f0b0a8' title 'binary, exact', \
-     '' using 1:2 with points pt 7 ps 0.35 lc rgb '#c0392b' title 'binary, empirical'
-plot 'bench/out/mechanisms_empirical_1024.dat' using 1:5 with lines lw 1 lc rgb '#a8c4e8' title 'balanced, exact', \
-     '' using 1:4 with points pt 7 ps 0.35 lc rgb '#1f5fa8' title 'balanced, empirical', \
-     '' using 1:7 with lines lw 1 lc rgb '#a8d8a0' title 'balanced_unbounded, exact', \
-     '' using 1:6 with points pt 7 ps 0.35 lc rgb '#2e7d32' title 'balanced_unbounded, empirical'
-unset multiplot
-PLOT
+bench/mechanisms_plot.sh "$trials"
 cp bench/out/mechanisms_variance_2_16.png bench/out/mechanisms_empirical_2_10.png docs/img/
 
 echo

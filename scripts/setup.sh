@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
-# Install what dp_stream needs to build, test and demo on Debian 12.
+# Install what dp_stream needs on Debian 12, for one purpose:
+#   scripts/setup.sh demo   what `make demo` needs: build the extension, run
+#                           PostgreSQL, draw the chart
+#   scripts/setup.sh        (or `test`) everything: the demo's packages and
+#                           what `make test` and the benchmarks add (pgTAP,
+#                           pg_prove, pg_cron, bc, the fuzzing toolchain)
 # Idempotent: when every package is present it only checks and returns.
 set -euo pipefail
 
+purpose=${1:-test}
+
+# build and run: a compiler, the server and its PGXS headers, libsodium.
+# (Debian's postgresql-server-dev-15 itself depends on clang-14 and
+# llvm-14-dev, for the JIT bitcode PGXS builds: those come with it.)
 packages=(
   build-essential
   postgresql-15
   postgresql-server-dev-15
-  postgresql-15-pgtap
-  postgresql-15-cron
-  libtap-parser-sourcehandler-pgtap-perl
   libsodium-dev
-  pkg-config
   gnuplot-nox
-  bc
-  # fuzzing (make fuzz, fuzz-replay, fuzz-coverage): clang with libFuzzer and
-  # the sanitizer runtimes; llvm-14 has llvm-symbolizer, llvm-cov, llvm-profdata
-  clang-14
-  libclang-rt-14-dev
-  libfuzzer-14-dev
-  llvm-14
 )
+
+case "$purpose" in
+  demo) ;;
+  test)
+    packages+=(
+      postgresql-15-pgtap
+      postgresql-15-cron
+      libtap-parser-sourcehandler-pgtap-perl
+      pkg-config
+      bc
+      # fuzzing (make fuzz, fuzz-replay, fuzz-coverage): clang with libFuzzer and
+      # the sanitizer runtimes; llvm-14 has llvm-symbolizer, llvm-cov, llvm-profdata
+      clang-14
+      libclang-rt-14-dev
+      libfuzzer-14-dev
+      llvm-14
+    )
+    ;;
+  *)
+    echo "usage: scripts/setup.sh [demo|test]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
