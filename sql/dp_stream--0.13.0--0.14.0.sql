@@ -15,20 +15,22 @@
 -- planning functions answer per unit of the bound.  Stored mechanisms keep
 -- their meaning: none before 0.14.0 was without a bound.
 --
--- Constructors whose positions moved are dropped and created again (their
--- parameter names change, which CREATE OR REPLACE cannot do); the new ones
--- call new C functions, so that a database not yet updated keeps the old
--- definitions with their old meaning.  They warn (01P01) when the values
--- they got, read in the old order, built another valid mechanism, unless
+-- Constructors whose positions moved get new definitions under their names
+-- (their parameter names change, which CREATE OR REPLACE cannot do), on new
+-- C functions.  The old definitions are not dropped but renamed to
+-- <name>_before_0_14: a view or function that called one keeps calling it,
+-- by its OID, with its old meaning (a positional call would change meaning
+-- under the new order, and dropping would stop the update at the first such
+-- view).  They are deprecated and go in a later release; nothing new should
+-- call them.  The new constructors warn (01P01) when the values they got,
+-- read in the old order, built another valid mechanism, unless
 -- dp_stream.argument_order_warning is off: PostgreSQL does not tell a
--- function whether an argument was named.  A view that calls one of them
--- makes the update stop (PostgreSQL's "cannot drop function" error names
--- it): its call, positional, would change meaning under the new order, so
--- it is left to its owner to drop the view and create it again with named
--- arguments.  The extension's own wrappers set the warning off for their
--- calls, which are written in the new order.
+-- function whether an argument was named.  The extension's own wrappers set
+-- the warning off for their calls, which are written in the new order.
 
-DROP FUNCTION @extschema@.dp_kary(float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_kary(float8, bigint, bigint, bigint) RENAME TO dp_kary_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_kary_before_0_14(float8, bigint, bigint, bigint) IS
+    'deprecated: dp_kary in its order before 0.14.0, kept so that views created before keep their meaning; call dp_kary';
 CREATE FUNCTION @extschema@.dp_kary(epsilon float8, horizon bigint, max_per_step bigint DEFAULT NULL,
                                      arity bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
@@ -36,7 +38,9 @@ CREATE FUNCTION @extschema@.dp_kary(epsilon float8, horizon bigint, max_per_step
 COMMENT ON FUNCTION @extschema@.dp_kary(float8, bigint, bigint, bigint) IS
     'k-ary tree: k-adic intervals, arity chosen for the least mean variance by default (arity => k); T-bounded, error O(k log_k^1.5 T / epsilon)';
 
-DROP FUNCTION @extschema@.dp_balanced(float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_balanced(float8, bigint, bigint, bigint) RENAME TO dp_balanced_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_balanced_before_0_14(float8, bigint, bigint, bigint) IS
+    'deprecated: dp_balanced in its order before 0.14.0, kept so that views created before keep their meaning; call dp_balanced';
 CREATE FUNCTION @extschema@.dp_balanced(epsilon float8, horizon bigint, max_per_step bigint DEFAULT NULL,
                                          arity bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
@@ -44,7 +48,9 @@ CREATE FUNCTION @extschema@.dp_balanced(epsilon float8, horizon bigint, max_per_
 COMMENT ON FUNCTION @extschema@.dp_balanced(float8, bigint, bigint, bigint) IS
     'k-ary tree with balanced digits (odd arity, chosen by default; arity => k): the least variance of the pure epsilon-DP counters; T-bounded';
 
-DROP FUNCTION @extschema@.dp_honaker(float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_honaker(float8, bigint, bigint, bigint) RENAME TO dp_honaker_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_honaker_before_0_14(float8, bigint, bigint, bigint) IS
+    'deprecated: dp_honaker in its order before 0.14.0, kept so that views created before keep their meaning; call dp_honaker';
 CREATE FUNCTION @extschema@.dp_honaker(epsilon float8, horizon bigint, max_per_step bigint DEFAULT NULL,
                                         arity bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
@@ -52,7 +58,9 @@ CREATE FUNCTION @extschema@.dp_honaker(epsilon float8, horizon bigint, max_per_s
 COMMENT ON FUNCTION @extschema@.dp_honaker(float8, bigint, bigint, bigint) IS
     'k-ary tree with Honaker''s streaming estimator (arity => k; arity 2: Binary at 0.58x its variance); pan-private and keyed options; T-bounded';
 
-DROP FUNCTION @extschema@.dp_two_level(float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_two_level(float8, bigint, bigint, bigint) RENAME TO dp_two_level_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_two_level_before_0_14(float8, bigint, bigint, bigint) IS
+    'deprecated: dp_two_level in its order before 0.14.0, kept so that views created before keep their meaning; call dp_two_level';
 CREATE FUNCTION @extschema@.dp_two_level(epsilon float8, horizon bigint, max_per_step bigint DEFAULT NULL,
                                           block bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
@@ -60,15 +68,26 @@ CREATE FUNCTION @extschema@.dp_two_level(epsilon float8, horizon bigint, max_per
 COMMENT ON FUNCTION @extschema@.dp_two_level(float8, bigint, bigint, bigint) IS
     'Two-level: blocks of ceil(sqrt(T)) steps (block => b) plus singletons; T-bounded, error O(T^(1/4) / epsilon)';
 
-DROP FUNCTION @extschema@.dp_mechanism_of(text, float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_mechanism_of(text, float8, bigint, bigint, bigint) RENAME TO dp_mechanism_of_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_mechanism_of_before_0_14(text, float8, bigint, bigint, bigint) IS
+    'deprecated: dp_mechanism_of in its order before 0.14.0, kept so that views created before keep their meaning; call dp_mechanism_of';
 CREATE FUNCTION @extschema@.dp_mechanism_of(kind text, epsilon float8, horizon bigint DEFAULT NULL,
                                              max_per_step bigint DEFAULT NULL, parameter bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
     AS 'MODULE_PATHNAME', 'dp_mechanism_of_0_14' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.dp_mechanism_of(text, float8, bigint, bigint, bigint) IS
     'any mechanism by its name in the text form; a NULL horizon is none, a NULL max_per_step not stated, a NULL parameter the default block or arity';
+-- dp_honaker's old body named dp_mechanism_of, which now has the new order: the old one
+CREATE OR REPLACE FUNCTION @extschema@.dp_honaker_before_0_14(epsilon float8, horizon bigint,
+                                                             arity bigint DEFAULT NULL,
+                                                             max_per_step bigint DEFAULT 1)
+    RETURNS @extschema@.dp_mechanism
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT @extschema@.dp_mechanism_of_before_0_14('honaker', epsilon, horizon, arity, max_per_step) $$;
 
-DROP FUNCTION @extschema@.dp_zcdp_mechanism_of(text, float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_zcdp_mechanism_of(text, float8, bigint, bigint, bigint) RENAME TO dp_zcdp_mechanism_of_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_zcdp_mechanism_of_before_0_14(text, float8, bigint, bigint, bigint) IS
+    'deprecated: dp_zcdp_mechanism_of in its order before 0.14.0, kept so that views created before keep their meaning; call dp_zcdp_mechanism_of';
 CREATE FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho float8, horizon bigint DEFAULT NULL,
                                                   max_per_step bigint DEFAULT NULL, parameter bigint DEFAULT NULL)
     RETURNS @extschema@.dp_mechanism
@@ -76,7 +95,9 @@ CREATE FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho float8, horizon 
 COMMENT ON FUNCTION @extschema@.dp_zcdp_mechanism_of(text, float8, bigint, bigint, bigint) IS
     'a mechanism under rho-zCDP with discrete Gaussian noise: binary, kary, balanced, balanced_unbounded or blt';
 
-DROP FUNCTION @extschema@.dp_expiring(float8, float8, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_expiring(float8, float8, bigint, bigint) RENAME TO dp_expiring_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_expiring_before_0_14(float8, float8, bigint, bigint) IS
+    'deprecated: dp_expiring in its order before 0.14.0, kept so that views created before keep their meaning; call dp_expiring';
 CREATE FUNCTION @extschema@.dp_expiring(epsilon float8, max_per_step bigint DEFAULT NULL,
                                          lambda float8 DEFAULT NULL, delay bigint DEFAULT 0)
     RETURNS @extschema@.dp_mechanism
@@ -84,7 +105,9 @@ CREATE FUNCTION @extschema@.dp_expiring(epsilon float8, max_per_step bigint DEFA
 COMMENT ON FUNCTION @extschema@.dp_expiring(float8, bigint, float8, bigint) IS
     'privacy expiration: an item d steps old loses epsilon g(d), g of order log(d)^lambda (lambda => x, required); no horizon, pan-private option, error O(log T / epsilon) for lambda > 3/2';
 
-DROP FUNCTION @extschema@.dp_expiring_baseline(float8, float8, bigint, bigint, bigint);
+ALTER FUNCTION @extschema@.dp_expiring_baseline(float8, float8, bigint, bigint, bigint) RENAME TO dp_expiring_baseline_before_0_14;
+COMMENT ON FUNCTION @extschema@.dp_expiring_baseline_before_0_14(float8, float8, bigint, bigint, bigint) IS
+    'deprecated: dp_expiring_baseline in its order before 0.14.0, kept so that views created before keep their meaning; call dp_expiring_baseline';
 CREATE FUNCTION @extschema@.dp_expiring_baseline(epsilon float8, horizon bigint,
                                                   max_per_step bigint DEFAULT NULL,
                                                   epsilon_past float8 DEFAULT NULL,

@@ -69,3 +69,28 @@ SELECT count(*) AS only_in_one
 FROM ((SELECT f FROM upgraded EXCEPT ALL SELECT f FROM fresh)
       UNION ALL (SELECT f FROM fresh EXCEPT ALL SELECT f FROM upgraded)) x;
 SELECT count(*) AS functions FROM upgraded;
+-- 0.14.0 moved max_per_step to the third place of dp_kary, dp_balanced,
+-- dp_honaker, dp_two_level, dp_expiring, dp_expiring_baseline and
+-- dp_mechanism_of.  A view written for 0.13.0 keeps its meaning: its calls
+-- go to the old definitions, renamed <name>_before_0_14, and the update
+-- does not stop at it.
+DROP EXTENSION dp_stream;
+CREATE EXTENSION dp_stream VERSION '0.13.0';
+CREATE VIEW written_for_0_13 AS
+  SELECT dp_kary(1, 64, 4)::text AS kary, dp_balanced(1, 64, 5, 2)::text AS balanced,
+         dp_honaker(1, 64, 2)::text AS honaker, dp_two_level(1, 100, 20)::text AS two_level,
+         dp_expiring(1, 2)::text AS expiring,
+         dp_expiring_baseline(1, 0.5, 30, 365)::text AS expiring_baseline,
+         dp_mechanism_of('kary', 1, 64, 4)::text AS mechanism_of;
+CREATE TEMP TABLE before_update AS SELECT * FROM written_for_0_13;
+ALTER EXTENSION dp_stream UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'dp_stream';
+SELECT (SELECT row(w.*)::text FROM written_for_0_13 w) = (SELECT row(b.*)::text FROM before_update b)
+       AS same_mechanisms_after_the_update;
+SELECT * FROM written_for_0_13;
+SELECT pg_get_viewdef('written_for_0_13') LIKE '%dp_kary_before_0_14(%' AS calls_the_old_definition;
+-- the same calls written now mean the new order (and warn)
+SELECT dp_kary(1, 64, 4)::text AS kary_now;
+DROP VIEW written_for_0_13;
+DROP EXTENSION dp_stream;
+CREATE EXTENSION dp_stream;
