@@ -1200,6 +1200,32 @@ dp_mechanism_key(PG_FUNCTION_ARGS)
 /* the old reading's default bound: before 0.14.0 max_per_step defaulted to 1 */
 #define OLD_DEFAULT_STEP_BOUND 1
 
+/*
+ * A call of `function` in 0.14.0's order with its own parameters named, for
+ * the warning's hint.
+ */
+static const char *
+example_call(const char *function)
+{
+	if (strcmp(function, "dp_kary") == 0)
+		return "dp_kary(1.0, 365, 50, arity => 4)";
+	if (strcmp(function, "dp_balanced") == 0)
+		return "dp_balanced(1.0, 365, 50, arity => 5)";
+	if (strcmp(function, "dp_honaker") == 0)
+		return "dp_honaker(1.0, 365, 50, arity => 2)";
+	if (strcmp(function, "dp_two_level") == 0)
+		return "dp_two_level(1.0, 365, 50, block => 20)";
+	if (strcmp(function, "dp_expiring") == 0)
+		return "dp_expiring(1.0, 50, lambda => 2)";
+	if (strcmp(function, "dp_expiring_baseline") == 0)
+		return "dp_expiring_baseline(1.0, 365, 50, epsilon_past => 0.5, window_size => 30)";
+	if (strcmp(function, "dp_mechanism_of") == 0)
+		return "dp_mechanism_of('kary', 1.0, 365, 50, parameter => 4)";
+	if (strcmp(function, "dp_zcdp_mechanism_of") == 0)
+		return "dp_zcdp_mechanism_of('kary', 0.5, 365, 50, parameter => 4)";
+	return "dp_kary(1.0, 365, 50, arity => 4)";
+}
+
 static void
 warn_if_meaning_changed(const char *function, const dp_mechanism *now,
 						const dp_mechanism *before)
@@ -1221,10 +1247,11 @@ warn_if_meaning_changed(const char *function, const dp_mechanism *now,
 					function),
 			 errdetail("This call builds %s; written positionally for an earlier version, "
 					   "the same arguments meant %s.", now_text, before_text),
-			 errhint("Name the parameters after max_per_step (as in dp_kary(1.0, 365, 50, "
-					 "arity => 4)).  PostgreSQL does not tell a constructor whether an "
+			 errhint("Name the parameters after max_per_step (as in %s).  "
+					 "PostgreSQL does not tell a constructor whether an "
 					 "argument was named, so named calls see this warning too; "
-					 "SET dp_stream.argument_order_warning = off silences it.")));
+					 "SET dp_stream.argument_order_warning = off silences it.",
+					 example_call(function))));
 }
 
 /* a bigint argument, or `otherwise` when NULL */
