@@ -38,6 +38,7 @@ REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_
 REGRESS += publications publication_persons
 REGRESS += refusals
 REGRESS += mechanism_kinds
+REGRESS += review25
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read

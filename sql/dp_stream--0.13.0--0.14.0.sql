@@ -694,3 +694,26 @@ COMMENT ON FUNCTION @extschema@.dp_error_bound_max(@extschema@.dp_mechanism, big
 
 -- ===== section: demo =====
 -- ===== end of section: demo =====
+
+-- ===== section: review =====
+-- A count's key or publication is refused a mechanism without a stated
+-- max_per_step where it is stored, not only in create_key and
+-- create_publication: dp_stream.register_key and register_publication
+-- (also entry points of dp_stream_admin) registered such a key and charged
+-- its dataset, and the refusal came only when the key was first used.
+-- Both insert the key into dp_stream.keys (a publication under its own
+-- name, computing its statistic), so one trigger covers both; an error
+-- undoes the registration and its charge.
+CREATE FUNCTION dp_stream.check_key_mechanism() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM dp_stream.check_count_mechanism(NEW.mechanism);
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.check_key_mechanism() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.check_key_mechanism() IS
+    'internal: refuses a count''s key without a stated max_per_step (trigger on dp_stream.keys)';
+CREATE TRIGGER keys_count_bound BEFORE INSERT ON dp_stream.keys
+    FOR EACH ROW WHEN (NEW.computes = 'count') EXECUTE FUNCTION dp_stream.check_key_mechanism();
+-- ===== end of section: review =====

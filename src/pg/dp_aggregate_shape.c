@@ -16,6 +16,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
@@ -42,20 +43,85 @@ check_window_frame(WindowAggState *window)
  * Without ORDER BY a partition's rows have no time order: the stream would
  * be whatever order the plan reads them in, and in the default frame every
  * row is a peer of every other, so each row would get the release of the
- * whole partition.  The ORDER BY is the window's, shared by every function
- * of the WindowAgg node.
+ * whole partition.  An ORDER BY of constants or of the partition's own keys
+ * (ORDER BY 1, PARTITION BY meter ORDER BY meter) orders nothing either.
+ * Decided from the plan alone.  The ORDER BY is the window's, shared by
+ * every function of the WindowAgg node.
  */
+/*
+ * Whether column `column` of `plan`'s output is the same value for every
+ * row the plan returns in one execution: a constant or a parameter, looked
+ * up through the nodes that pass their input's columns on (a Sort under the
+ * window, a subquery's scan).  ORDER BY 1, ORDER BY NULL or ORDER BY $1
+ * reach the WindowAgg as such a column: an ORDER BY in the syntax, no time
+ * order in fact.
+ */
+static bool
+column_is_constant(Plan *plan, AttrNumber column)
+{
+	for (;;)
+	{
+		TargetEntry *entry;
+		Node	   *expr;
+		Var		   *var;
+
+		CHECK_FOR_INTERRUPTS();
+		if (plan == NULL || column < 1 || column > list_length(plan->targetlist))
+			return false;
+		entry = list_nth_node(TargetEntry, plan->targetlist, column - 1);
+		expr = (Node *) entry->expr;
+		while (expr != NULL && IsA(expr, RelabelType))
+			expr = (Node *) ((RelabelType *) expr)->arg;
+		if (expr == NULL)
+			return false;
+		if (IsA(expr, Const) || IsA(expr, Param))
+			return true;
+		if (!IsA(expr, Var))
+			return false;
+		var = (Var *) expr;
+		if (var->varno == OUTER_VAR && outerPlan(plan) != NULL)
+			plan = outerPlan(plan);
+		else if (IsA(plan, SubqueryScan) && var->varno == ((Scan *) plan)->scanrelid)
+			plan = ((SubqueryScan *) plan)->subplan;
+		else
+			return false;
+		column = var->varattno;
+	}
+}
+
+/*
+ * Whether the window's ORDER BY orders anything within a partition: some
+ * key that is neither a constant nor one of the partition's own keys (which
+ * are equal on every row of the partition).
+ */
+static bool
+window_has_time_order(WindowAgg *plan)
+{
+	for (int i = 0; i < plan->ordNumCols; i++)
+	{
+		bool		partition_key = false;
+
+		for (int j = 0; j < plan->partNumCols; j++)
+			if (plan->partColIdx[j] == plan->ordColIdx[i])
+				partition_key = true;
+		if (!partition_key && !column_is_constant(outerPlan(&plan->plan), plan->ordColIdx[i]))
+			return true;
+	}
+	return false;
+}
+
 static void
 check_window_order(WindowAggState *window)
 {
 	WindowAgg  *plan = (WindowAgg *) window->ss.ps.plan;
 
-	if (plan->ordNumCols == 0)
+	if (!window_has_time_order(plan))
 		ereport(ERROR,
 				(errcode(ERRCODE_WINDOWING_ERROR),
 				 errmsg("dp_stream window aggregates need ORDER BY in their window"),
 				 errdetail("The rows of a partition are the time steps of a stream in ORDER BY "
-						   "order; without it their order is whatever the plan produces."),
+						   "order; without it (or with an ORDER BY that is constant in the "
+						   "partition) their order is whatever the plan produces."),
 				 errhint("Add ORDER BY the time column, e.g. OVER (PARTITION BY meter ORDER BY day).")));
 }
 
