@@ -1,7 +1,12 @@
 -- The adversarial review of 0.14.0 (issue 25): what it found, and what it
 -- tried that held, as real non-superuser roles.
+-- In a database of its own: the keys and charges it makes stay out of the
+-- ledgers other tests list.
+\set regress_database :DBNAME
+CREATE DATABASE dp_review25;
+\c dp_review25
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS dp_stream;
+CREATE EXTENSION dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'review25';
 
@@ -138,3 +143,6 @@ DROP OWNED BY review25_admin, review25_admin2, review25_analyst;
 DROP ROLE review25_admin, review25_admin2, review25_analyst;
 DROP TABLE review25_days, review25_no_days;
 DROP FUNCTION review25_refusal(text);
+
+\c :regress_database
+DROP DATABASE dp_review25;
