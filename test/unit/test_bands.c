@@ -19,28 +19,12 @@
 #include <string.h>
 
 #include "tap.h"
+#include "test_support.h"
 #include "dp_counter.h"
 #include "dp_planning.h"
 
 #define STREAMS 2000
 #define STEPS 365
-
-static dp_mechanism
-parse(const char *text)
-{
-	dp_mechanism m;
-	dp_parse_error error;
-	const char *cursor = text;
-	const char *field;
-
-	if (dp_mechanism_parse(&cursor, &m, &error) != DP_OK ||
-		dp_mechanism_validate(&m, &field) != DP_OK)
-	{
-		fprintf(stderr, "test_bands: cannot use %s\n", text);
-		exit(2);
-	}
-	return m;
-}
 
 static double
 band(const dp_mechanism *m, double confidence)
@@ -76,7 +60,7 @@ main(void)
 
 	for (int i = 0; i < (int) (sizeof(mechanisms) / sizeof(mechanisms[0])); i++)
 	{
-		dp_mechanism m = parse(mechanisms[i]);
+		dp_mechanism m = test_mechanism(mechanisms[i]);
 		dp_counter *c = malloc(dp_counter_size(&m));
 		double		per_step[2],
 					simultaneous[2];
