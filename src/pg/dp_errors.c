@@ -15,8 +15,8 @@
  * text, so that they cannot drift from what validation enforces: a power of
  * two reads "2^k", as the docs write them; anything else in %g.
  */
-static const char *
-limit_text(double value)
+const char *
+dp_limit_text(double value)
 {
 	int			exponent;
 
@@ -26,13 +26,13 @@ limit_text(double value)
 }
 
 /* The same for an int64 limit, and one less than a power of two as "2^k - 1". */
-static const char *
-limit_text_int64(int64 value)
+const char *
+dp_limit_text_int64(int64 value)
 {
 	if (value > 0 && (value & (value - 1)) == 0)
-		return limit_text((double) value);
+		return dp_limit_text((double) value);
 	if (value > 0 && value < PG_INT64_MAX && ((value + 1) & value) == 0)
-		return psprintf("%s - 1", limit_text((double) (value + 1)));
+		return psprintf("%s - 1", dp_limit_text((double) (value + 1)));
 	return psprintf(INT64_FORMAT, value);
 }
 
@@ -65,7 +65,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("epsilon_past must be positive, and between %s and %g",
-								limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
+								dp_limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
 						 mechanism ? errdetail("epsilon_past was %g (epsilon_current %g).",
 											   mechanism->epsilon * mechanism->shape,
 											   mechanism->epsilon) : 0,
@@ -79,19 +79,19 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errmsg("epsilon is too small for this lambda"),
 						 errdetail("With lambda %.17g below 1 the top level's budget, epsilon * "
 								   "62^(lambda - 1), must be at least %s.", mechanism->shape,
-								   limit_text(DP_EPSILON_MIN)),
+								   dp_limit_text(DP_EPSILON_MIN)),
 						 errhint("Raise epsilon or lambda.")));
 			if (mechanism && (mechanism->flags & DP_FLAG_ZCDP))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("rho must be between %s and %g", limit_text(DP_RHO_MIN), DP_RHO_MAX),
+						 errmsg("rho must be between %s and %g", dp_limit_text(DP_RHO_MIN), DP_RHO_MAX),
 						 errdetail("rho was %g.", mechanism->epsilon),
 						 errhint("rho is the zCDP budget per stream; rho = 0.5 is about "
 								 "epsilon = 6.5 at delta = 1e-9 (dp_zcdp_epsilon).")));
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("epsilon must be between %s and %g",
-							limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
+							dp_limit_text(DP_EPSILON_MIN), DP_EPSILON_MAX),
 					 mechanism ? errdetail("epsilon was %g.", mechanism->epsilon) : 0,
 					 errhint("Epsilon is the privacy loss per stream; typical values lie "
 							 "between 0.1 and 2.")));
@@ -104,7 +104,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("the expiring_baseline mechanism's horizon must be between 1 and %s",
-									limit_text_int64(kind->horizon_max)),
+									dp_limit_text_int64(kind->horizon_max)),
 							 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
 							 errhint("Its tree has one level per bit of the horizon, at most %d.",
 									 dp_level_count(kind->horizon_max))));
@@ -112,15 +112,15 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("the blt mechanism's horizon must be between 1 and %s",
-									limit_text_int64(kind->horizon_max)),
+									dp_limit_text_int64(kind->horizon_max)),
 							 errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon),
 							 errhint("Beyond %s steps the encoder's fixed point would cost "
 									 "accuracy; use binary or balanced with rho.",
-									 limit_text_int64(kind->horizon_max))));
+									 dp_limit_text_int64(kind->horizon_max))));
 			}
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("horizon must be between 1 and %s", limit_text_int64(DP_HORIZON_MAX)),
+					 errmsg("horizon must be between 1 and %s", dp_limit_text_int64(DP_HORIZON_MAX)),
 					 mechanism ? errdetail("horizon was " INT64_FORMAT ".", mechanism->horizon) : 0,
 					 errhint("The horizon is the largest number of time steps the stream "
 							 "may have.")));
@@ -129,7 +129,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("max_per_step must be between 1 and %s",
-							limit_text_int64(DP_MAX_PER_STEP_MAX)),
+							dp_limit_text_int64(DP_MAX_PER_STEP_MAX)),
 					 mechanism ? errdetail("max_per_step was " INT64_FORMAT ".",
 										   mechanism->max_per_step) : 0,
 					 errhint("max_per_step is the largest count one time step may "
@@ -148,7 +148,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					ereport(ERROR,
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 							 errmsg("%s mechanism limit of %s time steps exceeded",
-									kind->name, limit_text_int64(DP_HORIZON_MAX))));
+									kind->name, dp_limit_text_int64(DP_HORIZON_MAX))));
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("%s mechanism horizon of " INT64_FORMAT " time steps exceeded",
@@ -180,7 +180,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			if (field && strcmp(field, "window") == 0 && kind && kind->block_max > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("window must be between 1 and %s", limit_text_int64(kind->block_max)),
+						 errmsg("window must be between 1 and %s", dp_limit_text_int64(kind->block_max)),
 						 mechanism ? errdetail("window was " INT64_FORMAT ".", mechanism->block) : 0,
 						 errhint("The window is how many recent steps are protected by "
 								 "epsilon_current alone.")));
@@ -190,7 +190,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errmsg("arity out of range for this mechanism"),
 						 errdetail("arity was " INT64_FORMAT "; it must be odd, at least 3, "
 								   "and small enough for the nodes of a stream of %s steps.",
-								   mechanism->block, limit_text_int64(DP_HORIZON_MAX)),
+								   mechanism->block, dp_limit_text_int64(DP_HORIZON_MAX)),
 						 errhint("Leave arity out to get the default.")));
 			if (field && strcmp(field, "arity") == 0)
 				ereport(ERROR,
@@ -262,7 +262,7 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 						 errdetail("With rho, one step's bound in the counter's units (max_per_step, "
 								   "times contributions at person level, or a statistic's range "
 								   "in its units) must be at most %s.",
-								   limit_text((double) DP_ZCDP_UNIT_MAX)),
+								   dp_limit_text((double) DP_ZCDP_UNIT_MAX)),
 						 errhint("Sums and averages of wide ranges need the epsilon form of the "
 								 "mechanism.")));
 			ereport(ERROR,
@@ -272,11 +272,11 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errdetail("horizon was " INT64_FORMAT ", max_per_step " INT64_FORMAT
 										   "; the noise scale must stay below %s / epsilon.",
 										   mechanism->horizon, mechanism->max_per_step,
-										   limit_text((double) DP_SENSITIVITY_MAX)) : 0,
+										   dp_limit_text((double) DP_SENSITIVITY_MAX)) : 0,
 					 mechanism && mechanism->horizon == 0 ?
 					 errdetail("max_per_step was " INT64_FORMAT "; the noise scale must stay "
 							   "below %s / epsilon.", mechanism->max_per_step,
-							   limit_text((double) DP_SENSITIVITY_MAX)) : 0,
+							   dp_limit_text((double) DP_SENSITIVITY_MAX)) : 0,
 					 errhint("Lower max_per_step, or use a mechanism whose noise grows "
 							 "more slowly with the horizon.")));
 			break;
@@ -293,11 +293,11 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("contributions must be between 1 and %s",
-							limit_text_int64(DP_MAX_PER_STEP_MAX)),
+							dp_limit_text_int64(DP_MAX_PER_STEP_MAX)),
 					 mechanism ? errdetail("contributions was " INT64_FORMAT "; for a sum, average or "
 										   "variance, contributions times the range in units "
 										   "must stay below %s.", mechanism->contributions,
-										   limit_text_int64(DP_MAX_PER_STEP_MAX)) : 0,
+										   dp_limit_text_int64(DP_MAX_PER_STEP_MAX)) : 0,
 					 errhint("Bound what one person contributes before aggregating "
 							 "(docs/privacy_unit.md).")));
 			break;
@@ -335,8 +335,8 @@ dp_report_status(dp_status status, const char *field, const dp_mechanism *mechan
 					 errmsg("dp_stream state value out of range"),
 					 errdetail("A node of the state would leave the range a genuine state "
 							   "can hold (%s when stored, %s in arithmetic): the state "
-							   "was forged or corrupted.", limit_text((double) DP_NODE_VALUE_MAX),
-							   limit_text((double) DP_ARITHMETIC_MAX)),
+							   "was forged or corrupted.", dp_limit_text((double) DP_NODE_VALUE_MAX),
+							   dp_limit_text((double) DP_ARITHMETIC_MAX)),
 					 errhint("Start the stream again from its data.")));
 			break;
 		case DP_OK:
@@ -356,14 +356,14 @@ dp_report_statistic_status(dp_status status, const char *field, const dp_statist
 	if (status == DP_ERROR_BOUNDS && field && strcmp(field, "range") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("upper - lower must be at least %s", limit_text(DP_STATISTIC_RANGE_MIN)),
+				 errmsg("upper - lower must be at least %s", dp_limit_text(DP_STATISTIC_RANGE_MIN)),
 				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
 				 errhint("Rescale the values, e.g. to other units, so that their range is wider.")));
 	if (status == DP_ERROR_BOUNDS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("lower must be less than upper, and both finite with magnitude at most %s",
-						limit_text(DP_STATISTIC_BOUND_MAX)),
+						dp_limit_text(DP_STATISTIC_BOUND_MAX)),
 				 errdetail("lower was %g, upper %g.", spec->lower, spec->upper),
 				 errhint("The bounds declare the range every value is clamped into; "
 						 "the noise grows with upper - lower.")));
@@ -381,7 +381,7 @@ dp_report_statistic_status(dp_status status, const char *field, const dp_statist
 				 errmsg("epsilon is too small to split between the counters of this statistic"),
 				 errdetail("epsilon was %g; an average gives each of its two counters half, "
 						   "a variance each of its three a third, and each share must be at least %s.",
-						   spec->mechanism.epsilon, limit_text(DP_EPSILON_MIN))));
+						   spec->mechanism.epsilon, dp_limit_text(DP_EPSILON_MIN))));
 	dp_report_status(status, field, &spec->mechanism);
 }
 

@@ -360,7 +360,8 @@ step_bound_argument(FunctionCallInfo fcinfo, int argno)
 	if (bound == DP_STEP_BOUND_UNSTATED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_per_step must be between 1 and 2^50"),
+				 errmsg("max_per_step must be between 1 and %s",
+						dp_limit_text_int64(DP_MAX_PER_STEP_MAX)),
 				 errdetail("max_per_step was 0."),
 				 errhint("max_per_step is the largest value one time step may contribute; "
 						 "leave it out (NULL) for a sum, average or variance.")));
@@ -432,9 +433,11 @@ check_default_block(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 
 					   counter_kind->name, limit),
 			 (flags & DP_FLAG_ZCDP) ?
 			 errhint("For a longer stream use dp_zcdp_mechanism_of with kary or binary (up to "
-					 "2^62 steps), or with balanced_unbounded and no horizon.") :
-			 errhint("For a longer stream use dp_kary or dp_binary (up to 2^62 steps), or "
-					 "dp_balanced_unbounded (dp_auto without a horizon).")));
+					 "%s steps), or with balanced_unbounded and no horizon.",
+					 dp_limit_text_int64(DP_HORIZON_MAX)) :
+			 errhint("For a longer stream use dp_kary or dp_binary (up to %s steps), or "
+					 "dp_balanced_unbounded (dp_auto without a horizon).",
+					 dp_limit_text_int64(DP_HORIZON_MAX))));
 }
 
 /*
@@ -889,14 +892,15 @@ report_planning_status(dp_status status, const char *field, const dp_mechanism *
 	if (status == DP_ERROR_HORIZON_EXCEEDED && field && strcmp(field, "noise_scales") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("dp_error_bound_max handles releases of at most 16 noise scales"),
+				 errmsg("dp_error_bound_max handles releases of at most %d noise scales",
+						DP_PLANNING_NOISE_SCALES_MAX),
 				 errdetail("A release of this mechanism within the first " INT64_FORMAT
 						   " steps has more.", steps),
 				 errhint("Use dp_error_bound at the steps you need, or fewer steps.")));
 	if (status == DP_ERROR_HORIZON_EXCEEDED && mechanism->horizon == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("steps must be between 0 and 2^62"),
+				 errmsg("steps must be between 0 and %s", dp_limit_text_int64(DP_HORIZON_MAX)),
 				 errdetail("steps was " INT64_FORMAT ".", steps)));
 	if (status == DP_ERROR_HORIZON_EXCEEDED)
 		ereport(ERROR,

@@ -22,7 +22,8 @@ used_epsilon(double epsilon)
 	if (dp_rr_epsilon(epsilon, &used) != DP_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon must be between 2^-40 and %g", DP_EPSILON_MAX),
+				 errmsg("epsilon must be between %s and %s", dp_limit_text(DP_EPSILON_MIN),
+						dp_limit_text(DP_EPSILON_MAX)),
 				 errdetail("epsilon was %g.", epsilon)));
 	return used;
 }

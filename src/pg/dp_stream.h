@@ -108,6 +108,9 @@ DP_NORETURN extern void dp_report_status(dp_status status, const char *field,
  * accept every option in `flags`, from the registry, palloc'd.
  */
 extern char *dp_kinds_accepting_text(uint32 flags, const char *conjunction);
+/* a core limit as messages write it: a power of two as "2^k" */
+extern const char *dp_limit_text(double value);
+extern const char *dp_limit_text_int64(int64 value);
 /* Raises 22023 unless 0 < confidence < 1. */
 extern void dp_check_confidence(double confidence);
 DP_NORETURN extern void dp_report_parse_error(const char *type_name, const char *input,

@@ -111,7 +111,7 @@ dp_planning_epsilon_for(const dp_mechanism *mechanism, int64_t steps, double con
 }
 
 /* groups one configuration of the frontier keeps (the stack holds FRONTIER_MAX) */
-#define CONFIGURATION_GROUPS_MAX 16
+#define CONFIGURATION_GROUPS_MAX DP_PLANNING_NOISE_SCALES_MAX
 
 typedef struct configuration
 {

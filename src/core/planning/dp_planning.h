@@ -24,6 +24,12 @@ extern dp_status dp_planning_epsilon_for(const dp_mechanism *mechanism, int64_t 
 										 double confidence, double half_width,
 										 double *epsilon, const char **field);
 
+/*
+ * Distinct noise scales one release may have for dp_planning_max_error_bound
+ * (it keeps a frontier of such configurations on the stack).
+ */
+#define DP_PLANNING_NOISE_SCALES_MAX 16
+
 /* Steps up to which dp_planning_max_error_bound scans every step. */
 #define DP_PLANNING_SCAN_MAX 10000000
 
