@@ -189,8 +189,8 @@ dp_repeatable_mechanism(dp_mechanism *mechanism)
 				 errdetail("A repeatable state draws noise keyed by the data it covers; this "
 						   "mechanism cannot, and noise keyed by position alone would let a "
 						   "rolled-back look-ahead or retry reveal the data exactly."),
-				 errhint("Use a mechanism that accepts dp_keyed, such as dp_hybrid(epsilon) "
-						 "or dp_binary(epsilon, horizon).")));
+				 errhint("Use a mechanism that accepts dp_keyed and dp_pan_private: %s.",
+						 dp_kinds_accepting_text(DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, "or"))));
 	mechanism->flags |= DP_FLAG_PAN_PRIVATE;
 }
 
