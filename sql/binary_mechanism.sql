@@ -133,7 +133,9 @@ RESET dp_stream.seed;
 -- once the library is loaded, the SET itself fails with 42501
 SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
 SET dp_stream.seed = 'attacker';
+\set VERBOSITY sqlstate
 SHOW dp_stream.seed;
+\set VERBOSITY default
 \c - dp_regress_user
 -- before it is loaded PostgreSQL keeps a placeholder, which loading the
 -- library discards with a warning: the seed never takes effect, so the

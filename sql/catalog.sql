@@ -15,6 +15,10 @@ WHERE d.deptype = 'e'
   AND d.classid IN ('pg_proc'::regclass, 'pg_type'::regclass, 'pg_class'::regclass,
                     'pg_namespace'::regclass)
   AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+  -- array types and the row types of tables and views come with their
+  -- element or relation (PostgreSQL 17 records them as members too)
+  AND NOT EXISTS (SELECT 1 FROM pg_type t WHERE d.classid = 'pg_type'::regclass
+                  AND t.oid = d.objid AND (t.typcategory = 'A' OR t.typrelid <> 0))
 ORDER BY 1;
 SELECT count(*) FILTER (WHERE p.prokind = 'a') AS aggregates,
        count(*) FILTER (WHERE p.prokind = 'f') AS functions

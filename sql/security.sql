@@ -111,8 +111,11 @@ RESET statement_timeout;
 -- crashed dp_count, a zero horizon sized a 25 GB allocation.  Forge such
 -- values through a binary-coercible cast (superuser only) and use them.
 CREATE TYPE forged_bytes;
+-- (the shell-type NOTICEs quiet: PostgreSQL 18 adds a position to them)
+SET client_min_messages = warning;
 CREATE FUNCTION forged_bytes_in(cstring) RETURNS forged_bytes AS 'byteain' LANGUAGE internal IMMUTABLE STRICT;
 CREATE FUNCTION forged_bytes_out(forged_bytes) RETURNS cstring AS 'byteaout' LANGUAGE internal IMMUTABLE STRICT;
+RESET client_min_messages;
 CREATE TYPE forged_bytes (INPUT = forged_bytes_in, OUTPUT = forged_bytes_out,
                           INTERNALLENGTH = VARIABLE, ALIGNMENT = double, STORAGE = plain);
 CREATE CAST (forged_bytes AS dp_mechanism) WITHOUT FUNCTION;

@@ -91,11 +91,17 @@ ALTER FUNCTION seed_other_clause() RESET dp_stream.seed;
 SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
 SET dp_stream.seed = 'attacker';
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+\set VERBOSITY sqlstate
 SHOW dp_stream.seed;
+\set VERBOSITY default
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+\set VERBOSITY sqlstate
 SELECT current_setting('dp_stream.seed');
+\set VERBOSITY default
 SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+\set VERBOSITY sqlstate
 SELECT current_setting('dp_stream.seed', true);
+\set VERBOSITY default
 SELECT count(*) AS visible_in_pg_settings FROM pg_settings WHERE name = 'dp_stream.seed';
 
 -- a new session has not loaded the library: PostgreSQL stores a function's
@@ -174,17 +180,23 @@ SET dp_stream.seed = 'stored';
 CREATE TABLE seed_stored_release AS SELECT dp_count(1, dp_binary(1e-9, 4, 1)) AS r;
 GRANT SELECT ON seed_stored_release TO dp_seed_user;
 \c - dp_seed_user
+\set VERBOSITY sqlstate
 SHOW dp_stream.seed;
+\set VERBOSITY default
 SELECT dp_count(1, dp_binary(1e-9, 4, 1)) <> (SELECT r FROM seed_stored_release)
   AS seed_did_not_take_effect;
+\set VERBOSITY sqlstate
 SHOW dp_stream.seed;
+\set VERBOSITY default
 \c - postgres
 ALTER ROLE dp_seed_user RESET dp_stream.seed;
 
 -- connection options (PGOPTIONS) are discarded the same way
 \c -reuse-previous=on "options=-cdp_stream.seed=stored"
 SELECT dp_binary(1, 4, 1) IS NOT NULL AS library_loaded;
+\set VERBOSITY sqlstate
 SHOW dp_stream.seed;
+\set VERBOSITY default
 \c -reuse-previous=on "options="
 SELECT current_setting('dp_stream.seed', true) IS NULL AS no_seed_option;
 

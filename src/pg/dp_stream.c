@@ -167,6 +167,26 @@ seed_assign_hook(const char *newval, void *extra)
 	seed_generation++;
 }
 
+#ifdef DP_FIND_GUC_RECORD
+
+/*
+ * The GUC record of dp_stream.seed, checked to be this module's variable,
+ * not a placeholder.
+ */
+static struct config_string *
+seed_guc_record(void)
+{
+	struct config_generic *record = DP_FIND_GUC_RECORD(SEED_SETTING_NAME);
+
+	if (record == NULL || record->vartype != PGC_STRING ||
+		(record->flags & GUC_CUSTOM_PLACEHOLDER) != 0 ||
+		((struct config_string *) record)->variable != &seed_setting)
+		return NULL;
+	return (struct config_string *) record;
+}
+
+#else							/* no lookup exported (15) */
+
 /* guc.c's guc_name_compare: the order of the get_guc_variables() array */
 static int
 seed_guc_name_compare(const char *namea, const char *nameb)
@@ -225,6 +245,8 @@ seed_guc_record(void)
 	}
 	return NULL;
 }
+
+#endif							/* DP_FIND_GUC_RECORD */
 
 /*
  * Refuses (ERROR, before anything is drawn) a non-empty dp_stream.seed that
