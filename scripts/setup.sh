@@ -36,6 +36,10 @@ case "$purpose" in
       libclang-rt-14-dev
       libfuzzer-14-dev
       llvm-14
+      # PostgreSQL 17 and 18 built from their release tarballs for the other
+      # majors' tests (test/majors.sh): their tarballs ship no generated parser
+      bison
+      flex
     )
     ;;
   *)
