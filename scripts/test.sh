@@ -209,8 +209,8 @@ dp_cluster_stop
 # ---- other PostgreSQL majors (issue 26) ----
 # PostgreSQL 17 and 18 built once from their release tarballs (the folder
 # DP_PG_SOURCES; .ci/run sets it) into /var/cache/dp_stream; dp_stream built
-# against each with -Werror and the pg_regress suite run in a throwaway
-# cluster of each (test/majors.sh).  DP_PG_VERSIONS selects versions
+# against each with -Werror and the pg_regress suite and the isolation
+# specs run in a throwaway cluster of each (test/majors.sh).  DP_PG_VERSIONS selects versions
 # ("15" alone for a quick run).  What runs on 15 only so far, and a version
 # without its tarball, is counted as skipped with the reason.
 run_tap_script majors "other PostgreSQL majors"

@@ -3,12 +3,13 @@
 # for each version of DP_PG_VERSIONS that is not 15, PostgreSQL is built once
 # from its release tarball, postgresql-<version>.tar.bz2 in the folder
 # DP_PG_SOURCES, into /var/cache/dp_stream/pg-<version> (kept between runs:
-# a second run does not rebuild; DP_PG_CACHE moves it); then dp_stream is
-# built against it with -Wall -Wextra -Werror in a copy of the tree, and the
-# whole pg_regress suite runs in a throwaway cluster of that version.
+# a second run does not rebuild; DP_PG_CACHE moves it), with its isolation
+# tester; then dp_stream is built against it with -Wall -Wextra -Werror in a
+# copy of the tree, and the whole pg_regress suite and every isolation spec
+# run in a throwaway cluster of that version.
 #
-# The rest of the suite (isolation specs, pgTAP, the cluster-level shell
-# tests) runs on 15 only so far: each such part is reported as skipped, with
+# The rest of the suite (pgTAP, the cluster-level shell tests) runs on 15
+# only so far: each such part is reported as skipped, with
 # the reason, never as passed.  A version whose tarball is missing, or that
 # does not build, is reported as such.  Prints TAP.
 #
@@ -35,7 +36,8 @@ tap() {                         # tap ok|not-ok|skip text
 # PostgreSQL <version> built once into the cache; prints its prefix
 build_postgres() {
   local version=$1 prefix="$cache/pg-$version" tarball work
-  if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.dp_stream_built" ]; then
+  # the stamp names what the build includes (2: the isolation tester)
+  if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.dp_stream_built-2" ]; then
     echo "$prefix"
     return 0
   fi
@@ -46,8 +48,9 @@ build_postgres() {
   if tar -xjf "$tarball" -C "$work" &&
      (cd "$work/postgresql-$version" &&
       ./configure --quiet --prefix="$prefix" --without-icu --without-readline --without-zlib &&
-      make -s -j"$(nproc)" && make -s install) >"$work/build.log" 2>&1; then
-    touch "$prefix/.dp_stream_built"
+      make -s -j"$(nproc)" && make -s install &&
+      make -s -C src/test/isolation && make -s -C src/test/isolation install) >"$work/build.log" 2>&1; then
+    touch "$prefix/.dp_stream_built-2"
     rm -rf "$work"
     echo "$prefix"
     return 0
@@ -97,8 +100,15 @@ for version in $versions; do
     tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
     "$prefix/lib/postgresql/pgxs/src/test/regress/pg_regress" --inputdir=. --outputdir=. \
       --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
-      --dbname=dp_stream_regress $tests
-  ) >"$copy/regress.out" 2>&1
+      --dbname=dp_stream_regress $tests >regress.out 2>&1
+    specs=$(ls test/isolation/specs/*.spec | xargs -n1 basename | sed 's/\.spec$//' | sort)
+    mkdir -p isolation_out
+    "$prefix/lib/postgresql/pgxs/src/test/isolation/pg_isolation_regress" --inputdir=test/isolation \
+      --outputdir=isolation_out --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" \
+      --user=postgres --dbname=dp_stream_isolation --load-extension=dp_stream $specs \
+      >isolation.out 2>&1
+  ) >"$copy/cluster.out" 2>&1
+  [ -f "$copy/regress.out" ] || cp "$copy/cluster.out" "$copy/regress.out"
   # pg_regress of 16+ prints TAP: one line per test, named
   while IFS= read -r line; do
     name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ +[-+] +([a-z0-9_]+).*/\2/')
@@ -112,7 +122,20 @@ for version in $versions; do
     tail -20 "$copy/regress.out" | sed 's/^/# /'
   fi
   [ -f "$copy/regression.diffs" ] && head -60 "$copy/regression.diffs" | sed 's/^/# /'
-  for part in "isolation specs" "pgTAP" "the cluster-level shell tests (docs, crash, dump and restore, pg_cron, NULL sweep)"; do
+  # the isolation specs, the same way
+  while IFS= read -r line; do
+    name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ +[-+] +([a-z0-9_]+).*/\2/')
+    case "$line" in
+      ok*) tap ok "PostgreSQL $version: isolation $name" ;;
+      *) tap not-ok "PostgreSQL $version: isolation $name" ;;
+    esac
+  done < <(grep -E '^(not )?ok [0-9]+ ' "$copy/isolation.out" 2>/dev/null)
+  if ! grep -qE '^ok [0-9]+ ' "$copy/isolation.out" 2>/dev/null; then
+    tap not-ok "PostgreSQL $version: the isolation specs did not run"
+    tail -20 "$copy/isolation.out" 2>/dev/null | sed 's/^/# /'
+  fi
+  [ -f "$copy/isolation_out/regression.diffs" ] && head -60 "$copy/isolation_out/regression.diffs" | sed 's/^/# /'
+  for part in "pgTAP" "the cluster-level shell tests (docs, crash, dump and restore, pg_cron, NULL sweep)"; do
     tap skip "PostgreSQL $version: $part run on 15 only so far (issue 26)"
   done
   rm -rf "$copy"
