@@ -7,19 +7,7 @@ CREATE EXTENSION IF NOT EXISTS dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'refusals';
 
--- the SQLSTATE and message of a statement, or 'accepted'
-CREATE FUNCTION refusal_of(statement text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  state text;
-  message text;
-BEGIN
-  EXECUTE statement;
-  RETURN 'accepted';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-  RETURN state || ': ' || message;
-END $$;
+\i test/fixtures/refusal_of.sql
 
 -- two meters, ten days; mechanisms in their text form
 CREATE TABLE readings AS

@@ -10,20 +10,8 @@ CREATE EXTENSION dp_stream;
 RESET client_min_messages;
 SET dp_stream.seed = 'review25';
 
--- the SQLSTATE and message of a statement, or 'accepted'
-CREATE FUNCTION review25_refusal(statement text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  state text;
-  message text;
-BEGIN
-  EXECUTE statement;
-  RETURN 'accepted';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-  RETURN state || ': ' || message;
-END $$;
-GRANT EXECUTE ON FUNCTION review25_refusal(text) TO PUBLIC;
+\i test/fixtures/refusal_of.sql
+GRANT EXECUTE ON FUNCTION refusal_of(text) TO PUBLIC;
 
 CREATE TABLE review25_days AS
   SELECT meter, day, (day * meter) % 7 AS n
@@ -40,7 +28,7 @@ GRANT SELECT ON review25_days TO PUBLIC;
 -- gets no refusal and no release, as for every window refusal.
 CREATE TABLE review25_no_days AS SELECT * FROM review25_days WHERE false;
 SELECT window_clause, source,
-       review25_refusal(format('SELECT dp_count(n, dp_binary(1.0, 20, 10)) OVER (%s) FROM %s',
+       refusal_of(format('SELECT dp_count(n, dp_binary(1.0, 20, 10)) OVER (%s) FROM %s',
                                window_clause, source)) AS result
 FROM (VALUES ('ORDER BY 1'), ('ORDER BY 1.5, NULL::int'),
              ('ORDER BY NULL::int ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'),
@@ -51,17 +39,17 @@ FROM (VALUES ('ORDER BY 1'), ('ORDER BY 1.5, NULL::int'),
      (VALUES ('review25_days'), ('(SELECT 3 AS day, meter, n FROM review25_days OFFSET 0) AS s'))
        AS s(source)
 ORDER BY 1, 2;
-SELECT review25_refusal('SELECT dp_count(n, dp_binary(1.0, 20, 10)) OVER (ORDER BY 1) FROM review25_no_days')
+SELECT refusal_of('SELECT dp_count(n, dp_binary(1.0, 20, 10)) OVER (ORDER BY 1) FROM review25_no_days')
        AS empty_input;
 -- a parameter, in a generic plan
 PREPARE review25_by_parameter(int) AS
   SELECT dp_count(n, dp_binary(1.0, 20, 10)) OVER (ORDER BY $1) FROM review25_days;
 SET plan_cache_mode = force_generic_plan;
-SELECT review25_refusal('EXECUTE review25_by_parameter(1)') AS generic_plan;
+SELECT refusal_of('EXECUTE review25_by_parameter(1)') AS generic_plan;
 RESET plan_cache_mode;
 DEALLOCATE review25_by_parameter;
 -- the sums, averages and variances share the check
-SELECT review25_refusal('SELECT dp_avg(n, 0, 7, dp_hybrid(1.0)) OVER (PARTITION BY meter ORDER BY meter) FROM review25_days')
+SELECT refusal_of('SELECT dp_avg(n, 0, 7, dp_hybrid(1.0)) OVER (PARTITION BY meter ORDER BY meter) FROM review25_days')
        AS average_by_its_partition;
 
 -- 2. A count's key or publication states its bound wherever it is
@@ -73,9 +61,9 @@ CREATE ROLE review25_admin LOGIN;
 GRANT dp_stream_admin TO review25_admin;
 SET ROLE review25_admin;
 SELECT dp_stream.create_budget('review25', 10);
-SELECT review25_refusal($$SELECT dp_stream.register_key('review25_k', dp_binary(1.0, 20), 'review25',
+SELECT refusal_of($$SELECT dp_stream.register_key('review25_k', dp_binary(1.0, 20), 'review25',
                                                           'review25_admin', 'count')$$) AS key_without_bound;
-SELECT review25_refusal($$SELECT dp_stream.register_publication('review25_p', dp_binary(1.0, 20), 'review25_admin',
+SELECT refusal_of($$SELECT dp_stream.register_publication('review25_p', dp_binary(1.0, 20), 'review25_admin',
                             'count', NULL, NULL, false, 'count', 'partition', 'event', NULL, 'none', NULL,
                             '2026-01-01', '1 day', 'review25')$$) AS publication_without_bound;
 SELECT charges, spent_epsilon FROM dp_stream.budget('review25');
@@ -96,9 +84,9 @@ CREATE ROLE review25_analyst LOGIN;
 CREATE ROLE review25_admin2 LOGIN;
 GRANT dp_stream_admin TO review25_admin2;
 SET ROLE review25_analyst;
-SELECT review25_refusal($$SELECT dp_stream.create_budget('review25_x', 1)$$) AS wrapper;
-SELECT review25_refusal($$SELECT dp_stream_private.create_budget('review25_x', 1)$$) AS behind_it;
-SELECT review25_refusal($$SELECT dp_stream_private.charge('review25', 1, 'x')$$) AS charge_behind_it;
+SELECT refusal_of($$SELECT dp_stream.create_budget('review25_x', 1)$$) AS wrapper;
+SELECT refusal_of($$SELECT dp_stream_private.create_budget('review25_x', 1)$$) AS behind_it;
+SELECT refusal_of($$SELECT dp_stream_private.charge('review25', 1, 'x')$$) AS charge_behind_it;
 RESET ROLE;
 SET ROLE review25_admin2;
 SET client_min_messages = error;	-- GRANT without the grant option only warns
@@ -106,9 +94,9 @@ GRANT EXECUTE ON FUNCTION dp_stream_private.create_budget(text, float8) TO revie
 RESET client_min_messages;
 SELECT has_function_privilege('review25_analyst', 'dp_stream_private.create_budget(text, float8)', 'EXECUTE')
        AS analyst_may_create_budget;
-SELECT review25_refusal('ALTER FUNCTION dp_stream_private.create_budget(text, float8) SECURITY INVOKER') AS alter_private,
-       review25_refusal('ALTER FUNCTION dp_stream.create_budget(text, float8) SECURITY DEFINER') AS alter_wrapper,
-       review25_refusal('CREATE FUNCTION dp_stream_private.review25() RETURNS int LANGUAGE sql AS ''SELECT 1''') AS plant;
+SELECT refusal_of('ALTER FUNCTION dp_stream_private.create_budget(text, float8) SECURITY INVOKER') AS alter_private,
+       refusal_of('ALTER FUNCTION dp_stream.create_budget(text, float8) SECURITY DEFINER') AS alter_wrapper,
+       refusal_of('CREATE FUNCTION dp_stream_private.review25() RETURNS int LANGUAGE sql AS ''SELECT 1''') AS plant;
 RESET ROLE;
 
 -- 4. What held: the order warning only warns.  Off or on, the same
@@ -142,7 +130,7 @@ SELECT dp_kary_before_0_14(1.0, 20, 4) AS old_kary,
 DROP OWNED BY review25_admin, review25_admin2, review25_analyst;
 DROP ROLE review25_admin, review25_admin2, review25_analyst;
 DROP TABLE review25_days, review25_no_days;
-DROP FUNCTION review25_refusal(text);
+DROP FUNCTION refusal_of(text);
 
 \c :regress_database
 DROP DATABASE dp_review25;
