@@ -128,6 +128,12 @@ SELECT dp_kary(1.0, 365, 50);
 SELECT dp_auto(1, 365, max_per_step => 3) AS says_a_day_totals_at_most_3,
        dp_person_level(dp_auto(1, 365, max_per_step => 100), 3) AS says_a_person_adds_at_most_3;
 
+-- the registration functions' check itself: a count's mechanism with a
+-- bound passes, one without is refused, NULL in, nothing raised
+SELECT pg_typeof(dp_stream.check_count_mechanism(dp_binary(1.0, 365, 5))) AS bound_stated_returns;
+SELECT pg_typeof(dp_stream.check_count_mechanism(dp_binary(1.0, 365))) AS no_bound_returns;
+SELECT pg_typeof(dp_stream.check_count_mechanism(NULL)) AS null_returns;
+
 DROP TABLE daily;
 -- the next test (binary_mechanism) creates the extension itself
 DROP EXTENSION dp_stream;

@@ -87,6 +87,11 @@ SET ROLE review25_analyst;
 SELECT refusal_of($$SELECT dp_stream.create_budget('review25_x', 1)$$) AS wrapper;
 SELECT refusal_of($$SELECT dp_stream_private.create_budget('review25_x', 1)$$) AS behind_it;
 SELECT refusal_of($$SELECT dp_stream_private.charge('review25', 1, 'x')$$) AS charge_behind_it;
+-- the wrappers' check itself: refused for a function the role may not
+-- execute, silent for one it may, and NULL in, nothing raised
+SELECT refusal_of($$SELECT dp_stream.require_admin('dp_stream_private.create_budget(text, float8)')$$) AS check_refuses,
+       refusal_of($$SELECT dp_stream.require_admin('dp_hybrid(float8, bigint)')$$) AS check_allows,
+       refusal_of($$SELECT dp_stream.require_admin(NULL)$$) AS check_of_null;
 RESET ROLE;
 SET ROLE review25_admin2;
 SET client_min_messages = error;	-- GRANT without the grant option only warns
