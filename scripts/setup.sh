@@ -37,7 +37,7 @@ case "$purpose" in
       libfuzzer-14-dev
       llvm-14
       # PostgreSQL 17 and 18 built from their release tarballs for the other
-      # majors' tests (test/majors.sh): their tarballs ship no generated parser
+      # majors' tests (scripts/postgres.sh): their tarballs ship no generated parser
       bison
       flex
     )

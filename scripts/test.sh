@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh || exit 1
 . scripts/cluster.sh
+. scripts/postgres.sh
 
 passed=0
 failed=0
@@ -42,15 +43,18 @@ count_tap() {
 # One shell test of test/ that prints TAP: its counts, and on a failure
 # the lines that say why.
 run_tap_script() {
-  local name=$1 title=$2 status
+  local name=$1 title=$2 tag=${3:-} status out
+  out="$log_dir/$tag$name.tap"
   echo "== $title (test/$name.sh)"
-  "test/$name.sh" >"$log_dir/$name.tap" 2>&1
+  "test/$name.sh" >"$out" 2>&1
   status=$?
-  count_tap "$log_dir/$name.tap" "$status" "$name"
-  echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
+  count_tap "$out" "$status" "$tag$name"
+  echo "$tag$name: $(grep -cE '^ok' "$out") ok, $(grep -cE '^not ok' "$out") not ok"
   if [ "$status" -ne 0 ]; then
-    grep -E '^(not ok|# |Bail)' "$log_dir/$name.tap" | head -20
+    grep -E '^(not ok|# |Bail)' "$out" | head -20
   fi
+  # a part of the script that could not run here, with its reason
+  grep -E '^ok [0-9]+ # SKIP' "$out" | sed 's/^ok [0-9]* # SKIP /  skipped: /'
   return 0
 }
 
@@ -81,141 +85,195 @@ if [ "$fuzz_status" -ne 0 ]; then
 fi
 # ---- end of fuzz corpus replay ----
 
-echo "== install into a throwaway cluster"
-dp_install_extension
-dp_cluster_start || { echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+# A part that cannot run here: counted as skipped, with the reason.
+skip_part() {
+  skipped=$((skipped + 1))
+  echo "  skipped: $*"
+}
 
-echo "== pg_regress"
-regress_tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
-pg_regress=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
-rm -rf results regression.diffs regression.out
-$pg_regress --inputdir=. --outputdir=. --bindir="$DP_PG_BIN" --host="$PGHOST" \
-  --port="$PGPORT" --user=postgres --dbname=dp_stream_regress $regress_tests \
-  >"$log_dir/regress.out" 2>&1
-regress_status=$?
-cat "$log_dir/regress.out" | grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' | sed 's/^/  /'
-r_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/regress.out")
-r_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/regress.out")
-passed=$((passed + r_ok))
-failed=$((failed + r_fail))
-if [ "$regress_status" -ne 0 ]; then
-  [ "$r_fail" -eq 0 ] && failed=$((failed + 1))
-  [ -f regression.diffs ] && head -100 regression.diffs
-fi
+# ---- the cluster-level suite, once per PostgreSQL major ----
+# Runs in the current directory (a tree built for the server that PATH,
+# PG_CONFIG and DP_PG_BIN name); $1 labels the major in the output.
+run_cluster_suite() {
+  local pg=$1 pg_regress pg_isolation_regress regress_tests isolation_tests
+  local regress_status isolation_status pgtap_status r_ok r_fail i_ok i_fail
+  local tag="" major=${1%%.*}
+  [ "$major" = 15 ] || tag="pg$major/"
+  mkdir -p "$log_dir/$tag"
 
-# ---- the examples of the docs (test/docs.sh) ----
-# Every page of README.md and docs/ runs as a reader would run it: its
-# ```sql blocks exactly as written, in a fresh database, in a throwaway
-# cluster of its own with pg_cron preloaded; the outputs the page states
-# (a ```text block after a ```sql block) must be what psql prints, and no
-# other block may print an ERROR or WARNING.  One test per page.
-run_tap_script docs "docs pages, as written"
-# ---- end of the examples of the docs ----
+  echo "== [PostgreSQL $pg] install into a throwaway cluster"
+  dp_install_extension
+  dp_cluster_start || { echo "FAILED: ${tag}the cluster did not start"; failed=$((failed + 1)); return; }
 
-# ---- isolation tests (test/isolation/) ----
-# Concurrent sessions with PostgreSQL's isolation tester (from
-# postgresql-server-dev-15): each spec of test/isolation/specs/ interleaves
-# the steps of several sessions (who waits for whom, what each gets) and its
-# output must match test/isolation/expected/.  Runs in the cluster above, in
-# its own database; pg_isolation_regress prints the same "... ok" /
-# "... FAILED" lines as pg_regress: one test per spec.
-echo "== isolation (pg_isolation_regress)"
-isolation_tests=$(ls test/isolation/specs/*.spec | xargs -n1 basename | sed 's/\.spec$//' | sort)
-pg_isolation_regress=$(dirname "$(pg_config --pgxs)")/../test/isolation/pg_isolation_regress
-mkdir -p "$log_dir/isolation"
-$pg_isolation_regress --inputdir=test/isolation --outputdir="$log_dir/isolation" \
-  --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
-  --dbname=dp_stream_isolation --load-extension=dp_stream $isolation_tests \
-  >"$log_dir/isolation.out" 2>&1
-isolation_status=$?
-grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/isolation.out" | sed 's/^/  /'
-i_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/isolation.out")
-i_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/isolation.out")
-passed=$((passed + i_ok))
-failed=$((failed + i_fail))
-if [ "$isolation_status" -ne 0 ]; then
-  # no test line at all: the run itself failed (missing binary, bad spec)
-  [ "$i_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/isolation.out"; }
-  [ -f "$log_dir/isolation/regression.diffs" ] && head -100 "$log_dir/isolation/regression.diffs"
-fi
-# ---- end of isolation tests ----
+  echo "== [PostgreSQL $pg] pg_regress"
+  regress_tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
+  pg_regress=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
+  rm -rf results regression.diffs regression.out
+  $pg_regress --inputdir=. --outputdir=. --bindir="$DP_PG_BIN" --host="$PGHOST" \
+    --port="$PGPORT" --user=postgres --dbname=dp_stream_regress $regress_tests \
+    >"$log_dir/${tag}regress.out" 2>&1
+  regress_status=$?
+  # 15 prints "test x ... ok", 16 and later print TAP
+  grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/${tag}regress.out" | sed 's/^/  /'
+  r_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/${tag}regress.out")
+  r_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/${tag}regress.out")
+  passed=$((passed + r_ok))
+  failed=$((failed + r_fail))
+  if [ "$regress_status" -ne 0 ]; then
+    [ "$r_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/${tag}regress.out"; }
+    [ -f regression.diffs ] && head -100 regression.diffs
+  fi
 
-# dp_stream.seed from postgresql.conf, -c, PGOPTIONS and
-# shared_preload_libraries: these need config edits and server restarts, so
-# test/seed_guc.sh starts a throwaway cluster of its own (the one above is
-# left alone) and prints TAP.  The SQL-reachable seed cases are in
-# sql/seed_setting.sql.
-run_tap_script seed_guc "dp_stream.seed sources"
+  # ---- the examples of the docs (test/docs.sh) ----
+  # Every page of README.md and docs/ runs as a reader would run it: its
+  # ```sql blocks exactly as written, in a fresh database, in a throwaway
+  # cluster of its own with pg_cron preloaded; the outputs the page states
+  # (a ```text block after a ```sql block) must be what psql prints, and no
+  # other block may print an ERROR or WARNING.  One test per page.  Where
+  # the major has no pg_cron, the pages that schedule jobs are skipped.
+  run_tap_script docs "[PostgreSQL $pg] docs pages, as written" "$tag"
 
-# Managed streams under load (pgbench, 8 clients) and across a crash (kill -9
-# of a backend, crash recovery): test/managed_streams.sh starts a throwaway
-# cluster of its own, since the crash restarts every backend, and prints TAP.
-# The advances per second of the load tests are in its "# load" lines.
-run_tap_script managed_streams "managed streams: load and crash"
-grep -E '^# load [a-z_]+ \(' "$log_dir/managed_streams.tap" | sed 's/^# /  /'
+  # ---- isolation tests (test/isolation/) ----
+  # Concurrent sessions with PostgreSQL's isolation tester (from
+  # postgresql-server-dev-15, or built with the server): each spec of
+  # test/isolation/specs/ interleaves the steps of several sessions (who
+  # waits for whom, what each gets) and its output must match
+  # test/isolation/expected/.  One test per spec.
+  echo "== [PostgreSQL $pg] isolation (pg_isolation_regress)"
+  isolation_tests=$(ls test/isolation/specs/*.spec | xargs -n1 basename | sed 's/\.spec$//' | sort)
+  pg_isolation_regress=$(dirname "$(pg_config --pgxs)")/../test/isolation/pg_isolation_regress
+  mkdir -p "$log_dir/${tag}isolation"
+  $pg_isolation_regress --inputdir=test/isolation --outputdir="$log_dir/${tag}isolation" \
+    --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
+    --dbname=dp_stream_isolation --load-extension=dp_stream $isolation_tests \
+    >"$log_dir/${tag}isolation.out" 2>&1
+  isolation_status=$?
+  grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/${tag}isolation.out" | sed 's/^/  /'
+  i_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/${tag}isolation.out")
+  i_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/${tag}isolation.out")
+  passed=$((passed + i_ok))
+  failed=$((failed + i_fail))
+  if [ "$isolation_status" -ne 0 ]; then
+    # no test line at all: the run itself failed (missing binary, bad spec)
+    [ "$i_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/${tag}isolation.out"; }
+    [ -f "$log_dir/${tag}isolation/regression.diffs" ] && head -100 "$log_dir/${tag}isolation/regression.diffs"
+  fi
 
-# Publishing a daily statistic from scheduled jobs (docs/publishing.md):
-# test/cron.sh runs a year of daily jobs, retries, concurrent duplicates and
-# materialized views, then pg_cron's worker in a throwaway cluster of its own
-# (pg_cron must be preloaded).  About 1 to 2 minutes: it waits for minute
-# boundaries, pg_cron's smallest schedule.
-run_tap_script cron "scheduled jobs: pg_cron end to end"
+  # dp_stream.seed from postgresql.conf, -c, PGOPTIONS and
+  # shared_preload_libraries: these need config edits and server restarts,
+  # so test/seed_guc.sh starts a throwaway cluster of its own (the one above
+  # is left alone).  The SQL-reachable seed cases are in
+  # sql/seed_setting.sql.
+  run_tap_script seed_guc "[PostgreSQL $pg] dp_stream.seed sources" "$tag"
 
-# ---- restore into older versions ----
-# pg_dump of a database with states, a managed stream and keyed releases,
-# restored into databases whose dp_stream was created at each older version
-# that has secrets (0.6.0 .. 0.11.0), at 0.5.0, and fresh: keyed noise is
-# refused or the published one, never new; after the documented steps
-# everything opens and releases what it did (test/restore_versions.sh; a
-# throwaway cluster of its own; prints TAP).
-run_tap_script restore_versions "restore into older versions"
-# ---- end of restore into older versions ----
+  # Managed streams under load (pgbench, 8 clients) and across a crash
+  # (kill -9 of a backend, crash recovery): a cluster of its own, since the
+  # crash restarts every backend.  Advances per second in its "# load" lines.
+  run_tap_script managed_streams "[PostgreSQL $pg] managed streams: load and crash" "$tag"
+  grep -E '^# load [a-z_]+ \(' "$log_dir/${tag}managed_streams.tap" | sed 's/^# /  /'
 
-# ---- safe install ----
-# A database owner who is not a superuser plants overloads in public and in
-# the superuser's "$user" schema; the superuser installs as README.md says
-# and runs the docs' examples: none of the planted functions may run
-# (test/safe_install.sh; runs in the cluster above, prints TAP).
-run_tap_script safe_install "safe install"
-# ---- end of safe install ----
+  # Publishing a daily statistic from scheduled jobs (docs/publishing.md):
+  # a year of daily jobs, retries, concurrent duplicates and materialized
+  # views, then pg_cron's worker, in a cluster of its own with pg_cron
+  # preloaded.  About 1 to 2 minutes (pg_cron's smallest schedule is a
+  # minute).  Debian 12 packages pg_cron for 15 only.
+  if [ -f "$(pg_config --pkglibdir)/pg_cron.so" ] || [ "$major" = 15 ]; then
+    run_tap_script cron "[PostgreSQL $pg] scheduled jobs: pg_cron end to end" "$tag"
+  else
+    echo "== [PostgreSQL $pg] scheduled jobs: pg_cron end to end (test/cron.sh)"
+    skip_part "${tag}cron: pg_cron is not installed for PostgreSQL $pg (Debian 12 packages it for 15 only)"
+  fi
 
-# ---- ledger under load ----
-# The privacy-budget ledger at every isolation level under pgbench (8
-# clients as a LOGIN administrator, serialization failures retried): exactly
-# the charges that fit, none past the budget.  Runs in the cluster above, in
-# a database of its own (test/ledger_load.sh); prints TAP.
-run_tap_script ledger_load "ledger under load"
-# ---- end of ledger under load ----
+  # pg_dump of a database with states, a managed stream and keyed releases,
+  # restored into databases whose dp_stream was created at each older
+  # version: keyed noise is refused or the published one, never new.
+  run_tap_script restore_versions "[PostgreSQL $pg] restore into older versions" "$tag"
 
-# ---- NULL sweep ----
-# Every function of the extension called with NULL in each argument, as a
-# role with no grants and as a superuser (issue 23, hole 0): a crash
-# restarts every backend, so test/null_sweep.sh starts a throwaway cluster
-# of its own, and prints one TAP line per function.
-run_tap_script null_sweep "NULL sweep"
-# ---- end of NULL sweep ----
+  # A database owner who is not a superuser plants overloads in public and
+  # in the superuser's "$user" schema; the superuser installs as README.md
+  # says and runs the docs' examples: none of the planted functions may run.
+  run_tap_script safe_install "[PostgreSQL $pg] safe install" "$tag"
 
-echo "== pgTAP"
-createdb dp_stream_tap
-psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
-pg_prove --verbose -d dp_stream_tap test/pgtap/*.sql >"$log_dir/pgtap.out" 2>&1
-pgtap_status=$?
-count_tap "$log_dir/pgtap.out" $pgtap_status pgtap
-grep -E '^test/|^Result' "$log_dir/pgtap.out" | sed 's/^/  /'
-[ "$pgtap_status" -ne 0 ] && grep -E 'ERROR|Dubious|# ' "$log_dir/pgtap.out" | head -40
+  # The privacy-budget ledger at every isolation level under pgbench (8
+  # clients as a LOGIN administrator, serialization failures retried):
+  # exactly the charges that fit, none past the budget.
+  run_tap_script ledger_load "[PostgreSQL $pg] ledger under load" "$tag"
 
-dp_cluster_stop
+  # Every function of the extension called with NULL in each argument, as a
+  # role with no grants and as a superuser: a cluster of its own, since a
+  # crash restarts every backend.
+  run_tap_script null_sweep "[PostgreSQL $pg] NULL sweep" "$tag"
 
-# ---- other PostgreSQL majors (issue 26) ----
-# PostgreSQL 17 and 18 built once from their release tarballs (the folder
-# DP_PG_SOURCES; .ci/run sets it) into /var/cache/dp_stream; dp_stream built
-# against each with -Werror and the pg_regress suite and the isolation
-# specs run in a throwaway cluster of each (test/majors.sh).  DP_PG_VERSIONS selects versions
-# ("15" alone for a quick run).  What runs on 15 only so far, and a version
-# without its tarball, is counted as skipped with the reason.
-run_tap_script majors "other PostgreSQL majors"
-grep -E '^ok [0-9]+ # SKIP' "$log_dir/majors.tap" | sed 's/^ok [0-9]* # SKIP /  skipped: /'
-# ---- end of other PostgreSQL majors ----
+  echo "== [PostgreSQL $pg] pgTAP"
+  createdb dp_stream_tap
+  psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null
+  pg_prove --verbose -d dp_stream_tap test/pgtap/*.sql >"$log_dir/${tag}pgtap.out" 2>&1
+  pgtap_status=$?
+  count_tap "$log_dir/${tag}pgtap.out" $pgtap_status "${tag}pgtap"
+  grep -E '^test/|^Result' "$log_dir/${tag}pgtap.out" | sed 's/^/  /'
+  [ "$pgtap_status" -ne 0 ] && grep -E 'ERROR|Dubious|# ' "$log_dir/${tag}pgtap.out" | head -40
+
+  dp_cluster_stop
+}
+
+# ---- every PostgreSQL major (issue 26) ----
+# The installed 15 runs the suite in this tree.  17 and 18 are built once
+# from their release tarballs (the folder DP_PG_SOURCES; .ci/run sets it)
+# into /var/cache/dp_stream (scripts/postgres.sh); dp_stream is built
+# against each with -Wall -Wextra -Werror in a copy of the tree, and the
+# same suite runs in throwaway clusters of that major.  DP_PG_VERSIONS
+# selects versions ("15" alone, or "18.6", for a quick run).  A version
+# without its tarball is counted as skipped with the reason; one that does
+# not build, as failed.
+versions=${DP_PG_VERSIONS:-"15 17.11 18.6"}
+newest_bin=""
+for version in $versions; do
+  major=${version%%.*}
+  started=$(date +%s)
+  if [ "$major" = 15 ]; then
+    run_cluster_suite 15
+    echo "== PostgreSQL 15: $(( $(date +%s) - started )) s"
+    continue
+  fi
+
+  echo "== [PostgreSQL $version] server from its release tarball"
+  prefix=$(dp_build_postgres "$version")
+  status=$?
+  if [ "$status" -eq 2 ]; then
+    skip_part "PostgreSQL $version: no postgresql-$version.tar.bz2 in DP_PG_SOURCES (${DP_PG_SOURCES:-unset}); set DP_PG_SOURCES to the folder of the release tarballs"
+    continue
+  elif [ "$status" -ne 0 ]; then
+    echo "FAILED: PostgreSQL $version: building the server from its tarball failed"
+    failed=$((failed + 1))
+    continue
+  fi
+  copy=$(mktemp -d "${TMPDIR:-/tmp}/dp_stream_pg$major.XXXXXX")
+  chmod 755 "$copy"
+  dp_copy_tree "$copy"
+  if (cd "$copy" && make -s -j"$(nproc)" PG_CONFIG="$prefix/bin/pg_config" DP_WERROR=-Werror) \
+       >"$log_dir/pg$major-build.log" 2>&1; then
+    echo "  ok: dp_stream builds against PostgreSQL $version with -Wall -Wextra -Werror"
+    passed=$((passed + 1))
+  else
+    echo "FAILED: pg$major/build: dp_stream does not build against PostgreSQL $version"
+    tail -20 "$log_dir/pg$major-build.log"
+    failed=$((failed + 1))
+    rm -rf "$copy"
+    continue
+  fi
+  dp_add_pgtap "$prefix" || echo "  (pgTAP not found for 15: the pgTAP part will fail)"
+  saved_path=$PATH saved_bin=$DP_PG_BIN
+  export PATH="$prefix/bin:$PATH" PG_CONFIG="$prefix/bin/pg_config" DP_PG_BIN="$prefix/bin"
+  pushd "$copy" >/dev/null
+  run_cluster_suite "$version"
+  popd >/dev/null
+  export PATH=$saved_path DP_PG_BIN=$saved_bin
+  unset PG_CONFIG
+  rm -rf "$copy"
+  newest_bin="$prefix/bin"
+  echo "== PostgreSQL $version: $(( $(date +%s) - started )) s"
+done
+# ---- end of every PostgreSQL major ----
 
 rm -rf "$log_dir"
 if [ "$skipped" -gt 0 ]; then

@@ -54,6 +54,12 @@ reload() {
 }
 contains() { grep -qF -- "$2" <<<"$1"; }
 lacks() { ! grep -qF -- "$2" <<<"$1"; }
+# PostgreSQL's own refusal to SHOW a superuser-only setting: 15 says "must
+# be superuser or have privileges of pg_read_all_settings to examine", 16
+# and later "permission denied to examine"; both name the setting
+refused_to_examine() {
+  grep -qE 'ERROR: .* to examine "dp_stream\.seed"' <<<"$1"
+}
 
 refused='parameter "dp_stream.seed" can only be set with SET in the session'
 release='SELECT dp_count(1, dp_binary(1e-9, 4, 1))'
@@ -82,7 +88,7 @@ check "postgresql.conf: loading the library discards the value with a WARNING" \
   contains "$out" "WARNING:  $refused"
 check "postgresql.conf: the seed never takes effect" lacks "$out" "$reference"
 check "postgresql.conf: once loaded, a non-superuser cannot SHOW it" \
-  contains "$out" 'must be superuser or have privileges of pg_read_all_settings'
+  refused_to_examine "$out"
 out=$(sql postgres -c "$release" -c "$source_query" -c 'SELECT pg_reload_conf()' \
   -c 'SELECT pg_sleep(1)' -c "$source_query")
 check "postgresql.conf: the superuser's session has the default, also after a reload with the library loaded" \
@@ -107,7 +113,7 @@ check "preloaded: the postmaster logs the WARNING" \
   grep -qF "WARNING:  $refused" "$DP_CLUSTER_DIR/server.log"
 out=$(sql seed_reader -c 'SHOW dp_stream.seed')
 check "preloaded: a non-superuser cannot SHOW it" \
-  contains "$out" 'must be superuser or have privileges of pg_read_all_settings'
+  refused_to_examine "$out"
 out=$(sql postgres -c "$source_query" -c "$release")
 check "preloaded: the value in force is the default" contains "$out" 'default:'
 check "preloaded: the seed never takes effect" lacks "$out" "$reference"
