@@ -60,7 +60,7 @@ has_dp_stream "$old_bin" || { echo "Bail out! dp_stream is not installed in $old
 old_major=$("$old_bin/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 new_major=$("$new_bin/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
-planned=28
+planned=29
 run=0
 failures=0
 echo "1..$planned"
@@ -515,6 +515,24 @@ done
 secrets upgraded source >"$work/secrets"
 cmp -s "$work/old.secrets" "$work/secrets" || status=1
 report "$status" "the secrets arrive byte-identical (restores: alongside the target's own; pg_upgrade: exactly)"
+
+# The binary forms (send/recv) across majors: the stored states copied in
+# COPY's binary format from the old server into the restored database open
+# there byte-identical to the restored ones.
+sql old source -c 'COPY (SELECT name, c, s FROM states) TO STDOUT (FORMAT binary)' \
+  >"$work/states.bin" 2>"$work/copy.err"
+binary=$(sql new restored -c 'CREATE TABLE states_binary (LIKE states)' \
+  -c '\copy states_binary FROM '"'$work/states.bin'"' (FORMAT binary)' \
+  -c "SELECT count(*) FILTER (WHERE b.c::text IS NOT DISTINCT FROM s.c::text
+                                AND b.s::text IS NOT DISTINCT FROM s.s::text
+                                AND coalesce(dp_estimate(b.c)::float8, dp_estimate(b.s))
+                                    IS NOT DISTINCT FROM coalesce(dp_estimate(s.c)::float8, dp_estimate(s.s)))
+      FROM states_binary b JOIN states s USING (name)" 2>&1)
+if [ "$binary" = 5 ]; then
+  report 0 "states copied in binary from $old_major into $new_major are byte-identical and open"
+else
+  report 1 "states copied in binary from $old_major into $new_major: '$binary' of 5"
+fi
 
 # ALTER EXTENSION UPDATE on the new side: nothing to do, nothing changed
 status=0
