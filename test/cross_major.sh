@@ -43,7 +43,7 @@
 # refuses the same overspend with the same message; ALTER EXTENSION
 # dp_stream UPDATE on the new side changes nothing.  Prints TAP.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 old_bin=${DP_PG_OLD_BIN:-$(pg_config --bindir)}
 new_bin=${DP_PG_NEW_BIN:-}
