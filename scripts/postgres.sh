@@ -10,8 +10,9 @@ DP_PG_CACHE=${DP_PG_CACHE:-/var/cache/dp_stream}
 # stderr).
 dp_build_postgres() {
   local version=$1 prefix="$DP_PG_CACHE/pg-$1" tarball work
-  # the stamp names what the build includes (2: the isolation tester)
-  if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.dp_stream_built-2" ]; then
+  # the stamp names what the build includes (2: the isolation tester; 3:
+  # zlib, so that its pg_restore reads the compressed dumps of 15's pg_dump)
+  if [ -x "$prefix/bin/pg_config" ] && [ -f "$prefix/.dp_stream_built-3" ]; then
     echo "$prefix"
     return 0
   fi
@@ -21,10 +22,10 @@ dp_build_postgres() {
   work=$(mktemp -d "$DP_PG_CACHE/build.XXXXXX")
   if tar -xjf "$tarball" -C "$work" &&
      (cd "$work/postgresql-$version" &&
-      ./configure --quiet --prefix="$prefix" --without-icu --without-readline --without-zlib &&
+      ./configure --quiet --prefix="$prefix" --without-icu --without-readline &&
       make -s -j"$(nproc)" && make -s install &&
       make -s -C src/test/isolation && make -s -C src/test/isolation install) >"$work/build.log" 2>&1; then
-    touch "$prefix/.dp_stream_built-2"
+    touch "$prefix/.dp_stream_built-3"
     rm -rf "$work"
     echo "$prefix"
     return 0

@@ -37,9 +37,11 @@ case "$purpose" in
       libfuzzer-14-dev
       llvm-14
       # PostgreSQL 17 and 18 built from their release tarballs for the other
-      # majors' tests (scripts/postgres.sh): their tarballs ship no generated parser
+      # majors' tests (scripts/postgres.sh): their tarballs ship no generated
+      # parser; zlib, so that their pg_restore reads 15's compressed dumps
       bison
       flex
+      zlib1g-dev
     )
     ;;
   *)

@@ -266,6 +266,17 @@ for version in $versions; do
   export PATH="$prefix/bin:$PATH" PG_CONFIG="$prefix/bin/pg_config" DP_PG_BIN="$prefix/bin"
   pushd "$copy" >/dev/null
   run_cluster_suite "$version"
+  # A database of 15 moved to this major by dump and restore (pg_dump
+  # custom and plain) and by pg_upgrade: sealed states, managed streams,
+  # keys, publications and the ledger continue byte-identically
+  # (test/cross_major.sh; clusters of its own; needs 15's dp_stream, which
+  # the 15 suite above installed).
+  if [[ " $versions " == *" 15 "* ]]; then
+    DP_PG_OLD_BIN=$saved_bin DP_PG_NEW_BIN="$prefix/bin" \
+      run_tap_script cross_major "[PostgreSQL $version] a 15 database moved to $version" "pg$major/"
+  else
+    skip_part "pg$major/cross_major: 15 is not in DP_PG_VERSIONS, so no 15 database is moved to $version"
+  fi
   popd >/dev/null
   export PATH=$saved_path DP_PG_BIN=$saved_bin
   unset PG_CONFIG

@@ -19,9 +19,10 @@
 # keyed releases it published (a table and a materialized view), a
 # person-level publication published a few periods, and a budget with its
 # charges: rows in every configuration table of the extension.  It is
-# moved three ways: pg_dump of the NEW major in custom format and pg_restore
+# moved four ways: pg_dump of the NEW major in custom format and pg_restore
 # into a fresh database of the new cluster (what PostgreSQL recommends), a
-# plain dump of the OLD pg_dump replayed by psql into another, and
+# custom-format (compressed) dump of the OLD pg_dump restored by the new
+# pg_restore, a plain dump of the OLD pg_dump replayed by psql, and
 # pg_upgrade (copy mode, so the old cluster stays usable).
 #
 # Then every copy and the old database itself get exactly the same next
@@ -60,7 +61,7 @@ has_dp_stream "$old_bin" || { echo "Bail out! dp_stream is not installed in $old
 old_major=$("$old_bin/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 new_major=$("$new_bin/pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
-planned=29
+planned=30
 run=0
 failures=0
 echo "1..$planned"
@@ -352,7 +353,7 @@ probe old source keyed_again_sql old.keyed
 
 init_cluster new "$new_bin" && start_cluster new || { echo "Bail out! the new cluster"; exit 1; }
 sql new postgres -c 'CREATE DATABASE restored' -c 'CREATE DATABASE plain' \
-  -c 'CREATE DATABASE stamped' || exit 1
+  -c 'CREATE DATABASE oldcustom' -c 'CREATE DATABASE stamped' || exit 1
 
 # (a) a plain dump of the old pg_dump, and one of the new pg_dump in custom
 # format (what PostgreSQL recommends; the new major's pg_restore reads it
@@ -360,6 +361,11 @@ sql new postgres -c 'CREATE DATABASE restored' -c 'CREATE DATABASE plain' \
 "$old_bin/pg_dump" -h "$work/old" -p "${port_of[old]}" -U postgres -d source \
   -f "$work/source.sql" 2>"$work/dump_plain.err"
 dumped=$?
+# the old pg_dump in its default custom format, compressed: what a user's
+# nightly backup on the old server is
+"$old_bin/pg_dump" -h "$work/old" -p "${port_of[old]}" -U postgres -Fc -d source \
+  -f "$work/source_old.dump" 2>"$work/dump_old_custom.err"
+dumped_custom=$?
 
 # Debian's PostgreSQL 15.20 (15.20-0+deb12u1) stamps every column it creates
 # with an attribute option pg_attver=<n>; its pg_dump reads the option and
@@ -452,12 +458,23 @@ if [ "$dumped" -eq 0 ]; then
 fi
 report "$plain" "the plain dump of pg_dump $old_major replays through psql on $new_major"
 [ "$plain" -eq 0 ] || sed 's/^/# /' "$work/plain.out" "$work/dump_plain.err" | head -10
+oldcustom=1
+if [ "$dumped_custom" -eq 0 ]; then
+  "$new_bin/pg_restore" -h "$work/new" -p "${port_of[new]}" -U postgres -d oldcustom \
+    "$work/source_old.dump" >"$work/oldcustom.out" 2>&1
+  oldcustom=$?
+  # a pg_restore built without zlib skips the compressed data with a warning
+  grep -q 'no data will be available' "$work/oldcustom.out" && oldcustom=1
+fi
+report "$oldcustom" "the compressed custom dump of pg_dump $old_major restores with pg_restore $new_major"
+[ "$oldcustom" -eq 0 ] || sed 's/^/# /' "$work/oldcustom.out" "$work/dump_old_custom.err" | head -10
 
-sides=("new restored" "new plain" "upgraded source")
+sides=("new restored" "new oldcustom" "new plain" "upgraded source")
 label() {
   case "$1" in
     "new restored") echo "dump/restore" ;;
     "new plain") echo "plain dump" ;;
+    "new oldcustom") echo "old custom dump" ;;
     *) echo "pg_upgrade" ;;
   esac
 }
@@ -472,7 +489,7 @@ same() {
     fi
   done
   if [ "$status" -eq 0 ] && [ -s "$work/old.$file" ] && ! grep -q 'ERROR' "$work/old.$file"; then
-    report 0 "$what: byte-identical after dump/restore, plain dump and pg_upgrade"
+    report 0 "$what: byte-identical after dump/restore, old custom dump, plain dump and pg_upgrade"
   else
     report 1 "$what: differs after:${differs:- (the old side failed)}"
     for side in "${sides[@]}"; do
@@ -507,7 +524,7 @@ fi
 secrets() { sql "$1" "$2" -c "SELECT id || ' ' || purpose || ' ' || md5(secret) FROM dp_stream.secrets" | LC_ALL=C sort; }
 secrets old source >"$work/old.secrets"
 status=0
-for side in "new restored" "new plain"; do
+for side in "new restored" "new oldcustom" "new plain"; do
   # shellcheck disable=SC2086
   secrets $side >"$work/secrets"
   [ -s "$work/old.secrets" ] && [ -z "$(LC_ALL=C comm -23 "$work/old.secrets" "$work/secrets")" ] || status=1
