@@ -91,12 +91,38 @@ skip_part() {
   echo "  skipped: $*"
 }
 
+# pg_regress or pg_isolation_regress (PostgreSQL's, for the server PATH
+# names) in the cluster started by run_cluster_suite:
+#   run_regress NAME RUNNER INPUTDIR OUTPUTDIR DATABASE EXTRA-OPTION TESTS...
+# One test per "... ok" line (15) or TAP line (16 and later); a run that
+# fails with no failing test line (a missing binary, a bad spec) is one
+# failure.  Uses $tag and $log_dir of the caller.
+run_regress() {
+  local name=$1 runner=$2 inputdir=$3 outputdir=$4 db=$5 extra=$6 out status n_ok n_fail
+  shift 6
+  out="$log_dir/$tag$name.out"
+  runner="$(dirname "$(pg_config --pgxs)")/../$runner"
+  # shellcheck disable=SC2086
+  "$runner" --inputdir="$inputdir" --outputdir="$outputdir" --bindir="$DP_PG_BIN" \
+    --host="$PGHOST" --port="$PGPORT" --user=postgres --dbname="$db" $extra "$@" >"$out" 2>&1
+  status=$?
+  grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$out" | sed 's/^/  /'
+  n_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$out")
+  n_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$out")
+  passed=$((passed + n_ok))
+  failed=$((failed + n_fail))
+  if [ "$status" -ne 0 ]; then
+    [ "$n_fail" -eq 0 ] && { echo "FAILED: $tag$name exited with status $status"; failed=$((failed + 1)); tail -20 "$out"; }
+    [ -f "$outputdir/regression.diffs" ] && head -100 "$outputdir/regression.diffs"
+  fi
+}
+
 # ---- the cluster-level suite, once per PostgreSQL major ----
 # Runs in the current directory (a tree built for the server that PATH,
 # PG_CONFIG and DP_PG_BIN name); $1 labels the major in the output.
 run_cluster_suite() {
-  local pg=$1 pg_regress pg_isolation_regress regress_tests isolation_tests
-  local regress_status isolation_status pgtap_status r_ok r_fail i_ok i_fail
+  local pg=$1 regress_tests isolation_tests
+  local pgtap_status
   local tag="" major=${1%%.*}
   [ "$major" = 15 ] || tag="pg$major/"
   mkdir -p "$log_dir/$tag"
@@ -107,22 +133,8 @@ run_cluster_suite() {
 
   echo "== [PostgreSQL $pg] pg_regress"
   regress_tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
-  pg_regress=$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress
   rm -rf results regression.diffs regression.out
-  $pg_regress --inputdir=. --outputdir=. --bindir="$DP_PG_BIN" --host="$PGHOST" \
-    --port="$PGPORT" --user=postgres --dbname=dp_stream_regress $regress_tests \
-    >"$log_dir/${tag}regress.out" 2>&1
-  regress_status=$?
-  # 15 prints "test x ... ok", 16 and later print TAP
-  grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/${tag}regress.out" | sed 's/^/  /'
-  r_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/${tag}regress.out")
-  r_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/${tag}regress.out")
-  passed=$((passed + r_ok))
-  failed=$((failed + r_fail))
-  if [ "$regress_status" -ne 0 ]; then
-    [ "$r_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/${tag}regress.out"; }
-    [ -f regression.diffs ] && head -100 regression.diffs
-  fi
+  run_regress regress test/regress/pg_regress . . dp_stream_regress "" $regress_tests
 
   # ---- the examples of the docs (test/docs.sh) ----
   # Every page of README.md and docs/ runs as a reader would run it: its
@@ -141,23 +153,9 @@ run_cluster_suite() {
   # test/isolation/expected/.  One test per spec.
   echo "== [PostgreSQL $pg] isolation (pg_isolation_regress)"
   isolation_tests=$(ls test/isolation/specs/*.spec | xargs -n1 basename | sed 's/\.spec$//' | sort)
-  pg_isolation_regress=$(dirname "$(pg_config --pgxs)")/../test/isolation/pg_isolation_regress
   mkdir -p "$log_dir/${tag}isolation"
-  $pg_isolation_regress --inputdir=test/isolation --outputdir="$log_dir/${tag}isolation" \
-    --bindir="$DP_PG_BIN" --host="$PGHOST" --port="$PGPORT" --user=postgres \
-    --dbname=dp_stream_isolation --load-extension=dp_stream $isolation_tests \
-    >"$log_dir/${tag}isolation.out" 2>&1
-  isolation_status=$?
-  grep -E '^(test| *[a-z_]+ +\.\.\.|ok|not ok|     )' "$log_dir/${tag}isolation.out" | sed 's/^/  /'
-  i_ok=$(grep -cE '\.\.\. ok|^ok [0-9]+' "$log_dir/${tag}isolation.out")
-  i_fail=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+|\.\.\. failed' "$log_dir/${tag}isolation.out")
-  passed=$((passed + i_ok))
-  failed=$((failed + i_fail))
-  if [ "$isolation_status" -ne 0 ]; then
-    # no test line at all: the run itself failed (missing binary, bad spec)
-    [ "$i_fail" -eq 0 ] && { failed=$((failed + 1)); tail -20 "$log_dir/${tag}isolation.out"; }
-    [ -f "$log_dir/${tag}isolation/regression.diffs" ] && head -100 "$log_dir/${tag}isolation/regression.diffs"
-  fi
+  run_regress isolation test/isolation/pg_isolation_regress test/isolation \
+    "$log_dir/${tag}isolation" dp_stream_isolation --load-extension=dp_stream $isolation_tests
 
   # dp_stream.seed from postgresql.conf, -c, PGOPTIONS and
   # shared_preload_libraries: these need config edits and server restarts,
