@@ -142,6 +142,7 @@ wal_level = logical
 max_replication_slots = 10
 max_wal_senders = 10
 citus.node_conninfo = 'sslmode=disable'
+citus.local_hostname = '$DP_CITUS_DIR'
 ${DP_CITUS_CONF:-}
 CONF
   dp_citus_as_owner "$DP_PG_BIN/pg_ctl" -D "$d/data" -l "$d/server.log" \
