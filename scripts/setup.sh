@@ -40,6 +40,10 @@ case "$purpose" in
       # majors' tests (test/majors.sh): their tarballs ship no generated parser
       bison
       flex
+      # Citus built from its source tarball for test/citus.sh
+      liblz4-dev
+      libzstd-dev
+      libkrb5-dev
     )
     ;;
   *)
