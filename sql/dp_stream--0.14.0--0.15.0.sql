@@ -305,7 +305,7 @@ COMMENT ON FUNCTION dp_stream.citus_sync(boolean) IS
     'internal: copies the coordinator''s secrets and keys to every node of a Citus cluster; nothing elsewhere (explicit: an error there)';
 
 CREATE FUNCTION dp_stream_private.citus_sync_secrets() RETURNS integer
-LANGUAGE sql SET search_path = pg_catalog, pg_temp
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$ SELECT dp_stream.citus_sync(true) $$;
 REVOKE ALL ON FUNCTION dp_stream_private.citus_sync_secrets() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION dp_stream_private.citus_sync_secrets() TO dp_stream_admin;

@@ -31,7 +31,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=25
+planned=27
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -179,8 +179,10 @@ refused=$(q 0 "SELECT dp_stream.citus_sync_secrets()")
 echo "$refused" | grep -q "secrets cannot be synced onto node ${DP_CITUS_PORTS[3]}: it holds states sealed under its own secret" &&
   echo "$refused" | grep -q "DETAIL:  Column s of public.own_states holds states sealed under secret"
 check $? "the sync is refused onto a node holding states sealed under its own secret (message, detail)" "$refused"
-same_secrets 2 && [ "$(q 1 "SELECT count(*) FROM dp_stream.keys")" = 1 ]
-report $? "... in one transaction: the other nodes are left as they were"
+refused=$(q 0 "SELECT dp_stream.create_key('meters_two', $mech) IS NOT NULL")
+counts=$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.keys WHERE key = 'meters_two'"; done | tr '\n' ' ')
+echo "$refused" | grep -q "it holds states sealed under its own secret" && [ "$counts" = "0 0 0 0 " ] && same_secrets 2
+check $? "... in one transaction: a create_key whose sync that node refuses leaves the key on no node" "$refused $counts"
 q 3 "DROP TABLE own_states" >/dev/null
 synced=$(q 0 "SELECT dp_stream.citus_sync_secrets()")
 if [ "$synced" = 3 ] && same_secrets 3 && [ "$(q 3 "SELECT string_agg(key, ',') FROM dp_stream.keys")" = meters ]; then
@@ -215,7 +217,15 @@ refused=$(q 1 "SELECT dp_stream.citus_sync_secrets()")
 echo "$refused" | grep -q 'runs on the coordinator'
 check $? "dp_stream.citus_sync_secrets() on a worker says it runs on the coordinator" "$refused"
 
-# 23-24: no secret in any node's log, which has every statement
+# 23-24: administrators only
+q 0 "CREATE ROLE citus_ops LOGIN; GRANT dp_stream_admin TO citus_ops; CREATE ROLE citus_analyst LOGIN" >/dev/null
+is "a dp_stream_admin who is no superuser syncs" "$(psql -X -At -U citus_ops -c "SELECT dp_stream.citus_sync_secrets()" 2>&1)" 3
+refused=$(psql -X -At -U citus_analyst -c "SELECT dp_stream.citus_sync_secrets()" 2>&1)
+echo "$refused" | grep -q 'ERROR:  permission denied for function citus_sync_secrets' &&
+  echo "$refused" | grep -q 'HINT:  dp_stream.citus_sync_secrets is for the administrators of dp_stream: a superuser grants it with GRANT dp_stream_admin TO citus_analyst.'
+check $? "another role is refused, with the hint naming dp_stream_admin" "$refused"
+
+# 25-26: no secret in any node's log, which has every statement
 collect_secrets
 logs=("$DP_CITUS_DIR"/node*/server.log)
 grep -q 'statement: SELECT dp_stream.citus_sync_secrets()' "${logs[0]}" &&
