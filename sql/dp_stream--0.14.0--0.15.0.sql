@@ -225,7 +225,9 @@ CREATE TRIGGER citus_absorb AFTER INSERT ON dp_stream.citus_transfer
 
 -- The sync, on the coordinator; returns the number of other nodes it
 -- reached.  Outside a Citus cluster (or with no other node) it does
--- nothing, or, called for itself (explicit), says why.
+-- nothing, or, called for itself (explicit), says why.  On a worker it is
+-- an error: there create_key, rotate_secret, drop_secret and the sampler
+-- switch, which call it, are refused too.
 CREATE FUNCTION dp_stream.citus_sync(explicit boolean) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -245,13 +247,14 @@ BEGIN
     RETURN 0;
   END IF;
   IF (SELECT groupid FROM pg_catalog.pg_dist_local_group) <> 0 THEN
-    IF explicit THEN
-      RAISE EXCEPTION 'dp_stream.citus_sync_secrets() runs on the coordinator'
-        USING ERRCODE = 'object_not_in_prerequisite_state',
-              DETAIL = 'The coordinator''s secrets and keys are the cluster''s.',
-              HINT = 'Connect to the coordinator and run it there.';
-    END IF;
-    RETURN 0;
+    -- a worker: a key, secret or sampler of its own would be refused by
+    -- the next sync, or replaced by it
+    RAISE EXCEPTION '% runs on the coordinator of a Citus cluster',
+                    CASE WHEN explicit THEN 'dp_stream.citus_sync_secrets()'
+                         ELSE 'this function of dp_stream' END
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'The coordinator''s secrets and keys are the cluster''s: dp_stream.citus_sync_secrets() copies them to this node.',
+            HINT = 'Connect to the coordinator and run it there.';
   END IF;
   SELECT count(*) INTO nodes FROM pg_catalog.pg_dist_node
    WHERE isactive AND noderole = 'primary' AND groupid <> 0;

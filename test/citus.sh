@@ -31,7 +31,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=27
+planned=28
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -78,7 +78,7 @@ release() {  # the keyed per-meter running counts of table $1
   echo "SELECT meter, day, dp_count(v, $keyed) OVER (PARTITION BY meter ORDER BY day) AS released FROM $1"
 }
 
-# 1-2: the extension on every node, and one set of secrets
+# the extension on every node, and one set of secrets
 q 0 "CREATE EXTENSION dp_stream" >/dev/null
 versions=$(for i in 0 1 2; do q "$i" "SELECT extversion FROM pg_extension WHERE extname = 'dp_stream'"; done | sort -u | tr '\n' ' ')
 is "CREATE EXTENSION dp_stream on the coordinator reaches both workers" "$versions" "$(q 0 "SELECT default_version FROM pg_available_extensions WHERE name = 'dp_stream'") "
@@ -91,7 +91,7 @@ else
   echo "# $synced"; for i in 0 1 2; do echo "# node $i: $(secrets_of "$i")"; done
 fi
 
-# 3: a state sealed on the coordinator opens on a worker
+# a state sealed on the coordinator opens on a worker
 q 0 "CREATE TABLE readings (meter int NOT NULL, day int NOT NULL, v int NOT NULL);
      INSERT INTO readings SELECT m, d, (m * 7 + d * 3) % 5 FROM generate_series(1, 40) m, generate_series(1, 30) d;
      CREATE TABLE readings_local AS SELECT * FROM readings;
@@ -101,7 +101,7 @@ here=$(q 0 "SELECT dp_estimate('$state'::dp_counter)")
 there=$(q 1 "SELECT dp_estimate('$state'::dp_counter)")
 is "a state sealed on the coordinator opens on a worker, with the same estimate" "$there" "$here"
 
-# 4-6: keyed per-meter windows pushed down release what one node releases
+# keyed per-meter windows pushed down release what one node releases
 q 0 "SELECT dp_stream.create_key('meters', $mech) IS NOT NULL" >/dev/null
 keys=$(for i in 1 2; do q "$i" "SELECT key || ' ' || (noise_secret = dp_stream.keyed_noise_secret()) FROM dp_stream.keys"; done | tr '\n' ' ')
 is "create_key on the coordinator registers the key on both workers, under the cluster's noise secret" "$keys" "meters true meters true "
@@ -130,7 +130,7 @@ else
   report 1 "states sealed on the workers open on the coordinator (40 meters)"; echo "# $state_rows $on_coordinator $states_before"
 fi
 
-# 7-8: a shard moved to the other worker keeps its keyed releases and states
+# a shard moved to the other worker keeps its keyed releases and states
 shard=$(q 0 "SELECT shardid FROM pg_dist_shard_placement JOIN pg_dist_shard USING (shardid)
              WHERE logicalrelid = 'readings'::regclass AND nodeport = ${DP_CITUS_PORTS[1]} ORDER BY shardid LIMIT 1")
 moved=$(q 0 "SELECT citus_move_shard_placement($shard, '$DP_CITUS_DIR', ${DP_CITUS_PORTS[1]}, '$DP_CITUS_DIR', ${DP_CITUS_PORTS[2]}, shard_transfer_mode => 'block_writes');
@@ -143,7 +143,7 @@ else
 fi
 is "after citus_move_shard_placement the moved states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
 
-# 9-10: a keyed draw under another noise secret is refused, never redrawn
+# a keyed draw under another noise secret is refused, never redrawn
 refused=$(q 2 "BEGIN;
   INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
   VALUES (1, 'table_noise', dp_stream.random_secret(), '2000-01-01');
@@ -157,8 +157,14 @@ code=$(psql -X -At -v VERBOSITY=verbose -p "${DP_CITUS_PORTS[2]}" -c "BEGIN;
   SELECT dp_count(1, dp_keyed($mech, 'meters', partition => 1)) OVER (ORDER BY t) FROM generate_series(1, 3) t;" 2>&1 | grep -o 'ERROR: *[0-9A-Z]*' | head -1)
 is "... with SQLSTATE 55000" "$code" "ERROR:  55000"
 
-# 11-12: a key a worker registered itself stops the sync, until removed
-q 1 "SELECT dp_stream.create_key('worker_only', $mech) IS NOT NULL" >/dev/null
+# keys are registered on the coordinator; a key a worker has of its
+# own (say, from before it joined) stops the sync, until removed
+refused=$(q 1 "SELECT dp_stream.create_key('worker_only', $mech) IS NOT NULL")
+echo "$refused" | grep -q 'ERROR:  this function of dp_stream runs on the coordinator of a Citus cluster' &&
+  [ "$(q 1 "SELECT count(*) FROM dp_stream.keys WHERE key = 'worker_only'")" = 0 ]
+check $? "create_key on a worker is refused (keys are registered on the coordinator)" "$refused"
+q 1 "INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, noise_secret)
+     VALUES ('worker_only', dp_keyed($mech, 'worker_only'), 'postgres', 'count', dp_stream.keyed_noise_secret())" >/dev/null
 refused=$(psql -X -At -v VERBOSITY=verbose -c "SELECT dp_stream.citus_sync_secrets()" 2>&1)
 echo "$refused" | grep -q "ERROR:  55000: dp_stream's secrets cannot be synced onto node ${DP_CITUS_PORTS[1]}: it has released keyed noise" &&
   echo "$refused" | grep -q "DETAIL:  Keys 'worker_only' were registered on this node" &&
@@ -168,7 +174,7 @@ q 1 "ALTER TABLE dp_stream.keys DISABLE TRIGGER USER; DELETE FROM dp_stream.keys
      ALTER TABLE dp_stream.keys ENABLE TRIGGER USER;" >/dev/null
 is "... and goes through once the key is removed" "$(q 0 "SELECT dp_stream.citus_sync_secrets()")" 2
 
-# 13-18: a third worker; its own sealed state stops the sync; then it gets
+# a third worker; its own sealed state stops the sync; then it gets
 # the cluster's secrets and keys and half the shards, releases unchanged
 dp_citus_add_worker 3 >/dev/null 2>&1
 is "citus_add_node: the third worker gets the extension" \
@@ -201,7 +207,7 @@ else
 fi
 is "after the rebalance the states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
 
-# 19-21: rotate_secret reaches every node; dropping the old secret is
+# rotate_secret reaches every node; dropping the old secret is
 # refused while the workers hold states sealed under it
 old_seal=$(q 0 "SELECT id FROM dp_stream.secrets WHERE purpose = 'seal'")
 q 0 "SELECT dp_stream.rotate_secret()" >/dev/null
@@ -212,12 +218,12 @@ echo "$refused" | grep -q "it holds states sealed under its own secret"
 check $? "drop_secret is refused while a worker holds states sealed under the old secret" "$refused"
 is "... and the old secret stays on every node" "$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.secrets WHERE id = $old_seal"; done | tr '\n' ' ')" "1 1 1 1 "
 
-# 22: a worker refuses to be the source
+# a worker refuses to be the source
 refused=$(q 1 "SELECT dp_stream.citus_sync_secrets()")
-echo "$refused" | grep -q 'runs on the coordinator'
+echo "$refused" | grep -q 'ERROR:  dp_stream.citus_sync_secrets() runs on the coordinator of a Citus cluster'
 check $? "dp_stream.citus_sync_secrets() on a worker says it runs on the coordinator" "$refused"
 
-# 23-24: administrators only
+# administrators only
 q 0 "CREATE ROLE citus_ops LOGIN; GRANT dp_stream_admin TO citus_ops; CREATE ROLE citus_analyst LOGIN" >/dev/null
 is "a dp_stream_admin who is no superuser syncs" "$(psql -X -At -U citus_ops -c "SELECT dp_stream.citus_sync_secrets()" 2>&1)" 3
 refused=$(psql -X -At -U citus_analyst -c "SELECT dp_stream.citus_sync_secrets()" 2>&1)
@@ -225,7 +231,7 @@ echo "$refused" | grep -q 'ERROR:  permission denied for function citus_sync_sec
   echo "$refused" | grep -q 'HINT:  dp_stream.citus_sync_secrets is for the administrators of dp_stream: a superuser grants it with GRANT dp_stream_admin TO citus_analyst.'
 check $? "another role is refused, with the hint naming dp_stream_admin" "$refused"
 
-# 25-26: no secret in any node's log, which has every statement
+# no secret in any node's log, which has every statement
 collect_secrets
 logs=("$DP_CITUS_DIR"/node*/server.log)
 grep -q 'statement: SELECT dp_stream.citus_sync_secrets()' "${logs[0]}" &&
