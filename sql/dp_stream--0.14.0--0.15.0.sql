@@ -142,6 +142,10 @@ BEGIN
     RETURN NULL;   -- the coordinator: the rows are its own
   END IF;
   PERFORM pg_catalog.set_config('citus.override_table_visibility', 'off', true);
+  -- as rotate_secret: wait for every transaction that sealed under this
+  -- node's secrets, so that the scan below sees what they sealed, and keep
+  -- new sealing waiting until the node has the cluster's secrets
+  LOCK TABLE dp_stream.secrets IN EXCLUSIVE MODE;
   EXECUTE format('SELECT array_agg(body::dp_stream.secrets ORDER BY position) FILTER (WHERE kind = ''secret''),
                          array_agg(body::dp_stream.keys ORDER BY position) FILTER (WHERE kind = ''key''),
                          array_agg(body::dp_stream.budgets ORDER BY position) FILTER (WHERE kind = ''budget'')
