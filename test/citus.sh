@@ -31,7 +31,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=29
+planned=30
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -117,13 +117,13 @@ else
 fi
 
 # states sealed on the workers, in a colocated distributed table
-q 0 "CREATE TABLE meter_states (meter int NOT NULL, s dp_counter);
-     SELECT create_distributed_table('meter_states', 'meter', colocate_with => 'readings');
-     INSERT INTO meter_states SELECT meter, dp_count_state(v, $mech ORDER BY day) FROM readings GROUP BY meter;" >/dev/null
-estimates="SELECT meter, dp_estimate(s) FROM meter_states"
+q 0 "CREATE TABLE stored_states (meter int NOT NULL, s dp_counter);
+     SELECT create_distributed_table('stored_states', 'meter', colocate_with => 'readings');
+     INSERT INTO stored_states SELECT meter, dp_count_state(v, $mech ORDER BY day) FROM readings GROUP BY meter;" >/dev/null
+estimates="SELECT meter, dp_estimate(s) FROM stored_states"
 states_before=$(fingerprint 0 "$estimates")
-on_coordinator=$(q 0 "SELECT md5(string_agg(meter || ':' || dp_estimate(s::text::dp_counter), ',' ORDER BY meter)) FROM (SELECT meter, s FROM meter_states ORDER BY meter OFFSET 0) x")
-state_rows=$(q 0 "SELECT count(*) FROM meter_states")
+on_coordinator=$(q 0 "SELECT md5(string_agg(meter || ':' || dp_estimate(s::text::dp_counter), ',' ORDER BY meter)) FROM (SELECT meter, s FROM stored_states ORDER BY meter OFFSET 0) x")
+state_rows=$(q 0 "SELECT count(*) FROM stored_states")
 if [ "$state_rows" = 40 ] && [ -n "$states_before" ] && [ "$on_coordinator" = "$(q 0 "SELECT md5(string_agg(meter || ':' || e, ',' ORDER BY meter)) FROM ($estimates) x(meter, e)")" ]; then
   report 0 "states sealed on the workers open on the coordinator (40 meters)"
 else
@@ -252,6 +252,47 @@ is "... and the old secret stays on every node" "$(for i in 0 1 2 3; do q "$i" "
 refused=$(q 1 "SELECT dp_stream.citus_sync_secrets()")
 echo "$refused" | grep -q 'ERROR:  dp_stream.citus_sync_secrets() runs on the coordinator of a Citus cluster'
 check $? "dp_stream.citus_sync_secrets() on a worker says it runs on the coordinator" "$refused"
+
+# docs/citus.md as written: its sql blocks in one psql session on the
+# coordinator (at the default client_min_messages, without the remote
+# commands in the messages), each block's output
+# the text block after it, no other block printing an error or a warning
+page=$(mktemp -d)
+awk -v dir="$page" '
+  BEGIN { n = 0; kind = ""; last_sql = 0 }
+  kind == "" && /^```sql[[:space:]]*$/ { n++; kind = "sql"; last_sql = n; print "\\echo @@block " n > (dir "/script.sql"); next }
+  kind == "" && /^```text[[:space:]]*$/ { if (last_sql) { kind = "text"; out = dir "/stated." last_sql; printf "" > out } else kind = "other"; next }
+  kind == "" && /^```/ { kind = "other"; last_sql = 0; next }
+  kind != "" && /^```[[:space:]]*$/ { if (kind == "text") last_sql = 0; kind = ""; next }
+  kind == "sql" { print > (dir "/script.sql"); next }
+  kind == "text" { print > out; next }
+  kind == "" && NF > 0 { last_sql = 0 }
+  END { print "\\echo @@end" > (dir "/script.sql"); print n > (dir "/blocks") }' docs/citus.md
+(cd "$page" && PGOPTIONS='-c citus.log_remote_commands=off' psql -X -q -v ON_ERROR_STOP=0 -p "${DP_CITUS_PORTS[0]}" -f script.sql) 2>&1 |
+  sed -E 's/^psql:script\.sql:[0-9]+: //' |
+  awk -v dir="$page" '/^@@block [0-9]+$/ { out = dir "/actual." $2; printf "" > out; next }
+                      /^@@end$/ { out = dir "/actual.end"; next }
+                      { print > (out == "" ? dir "/actual.0" : out) }'
+trim() {  # the lines of a file without leading and trailing blank lines
+  awk 'NF { for (i = 0; i < blank; i++) print ""; blank = 0; started = 1; print; next } started { blank++ }' "$1"
+}
+blocks=$(cat "$page/blocks")
+page_problems=""
+stated=0
+for ((b = 1; b <= blocks; b++)); do
+  if [ ! -f "$page/actual.$b" ]; then
+    page_problems+="block $b did not run; "
+  elif [ -f "$page/stated.$b" ]; then
+    stated=$((stated + 1))
+    diff -u <(trim "$page/stated.$b") <(trim "$page/actual.$b") >"$page/diff.$b" ||
+      page_problems+="block $b: $(tail -n +3 "$page/diff.$b" | grep '^[-+]' | head -6 | tr '\n' ' '); "
+  elif grep -qE '^(ERROR|WARNING|FATAL|PANIC):' "$page/actual.$b"; then
+    page_problems+="block $b: $(grep -m1 -E '^(ERROR|WARNING|FATAL|PANIC):' "$page/actual.$b"); "
+  fi
+done
+[ "$blocks" -gt 0 ] && [ -z "$page_problems" ]
+check $? "docs/citus.md runs as written on the cluster ($blocks blocks, $stated stated outputs printed)" "$page_problems"
+rm -rf "$page"
 
 # administrators only
 q 0 "CREATE ROLE citus_ops LOGIN; GRANT dp_stream_admin TO citus_ops; CREATE ROLE citus_analyst LOGIN" >/dev/null
