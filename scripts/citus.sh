@@ -17,6 +17,7 @@ DP_CITUS_DIR=""
 DP_CITUS_USER=""
 DP_CITUS_PORTS=()
 DP_CITUS_WHY=""
+DP_CITUS_BUILT=""
 
 dp_citus_as_owner() {
   if [ -n "$DP_CITUS_USER" ]; then
@@ -41,9 +42,10 @@ dp_citus_version() {
 
 # Builds Citus once into the cache: $cache/citus-<version>-pg<major>/ holds
 # lib/ (the modules) and extension/ (control and scripts), and a stamp naming
-# the PostgreSQL it was built against.  Prints the cache folder; returns 2
-# (DP_CITUS_WHY says why) when there is nothing to build from, 1 (and
-# DP_CITUS_WHY) when the build fails.
+# the PostgreSQL it was built against.  Sets DP_CITUS_BUILT to the cache
+# folder; returns 2 (DP_CITUS_WHY says why) when there is nothing to build
+# from, 1 (and DP_CITUS_WHY) when the build fails.  Call it in the shell
+# itself, not in $(...), to keep the variables.
 dp_citus_build() {
   local version major pgversion cache dir tarball work src patch stage
   version=$(dp_citus_version)
@@ -52,7 +54,7 @@ dp_citus_build() {
   cache=${DP_PG_CACHE:-/var/cache/dp_stream}
   dir="$cache/citus-$version-pg$major"
   if [ -f "$dir/.dp_stream_built" ] && [ "$(cat "$dir/.dp_stream_built")" = "$pgversion" ]; then
-    echo "$dir"
+    DP_CITUS_BUILT=$dir
     return 0
   fi
   tarball="${DP_PG_SOURCES:-}/citus-$version.tar.gz"
@@ -62,7 +64,11 @@ dp_citus_build() {
   fi
   mkdir -p "$cache"
   work=$(mktemp -d "$cache/citus-build.XXXXXX")
-  tar -xzf "$tarball" -C "$work" || { rm -rf "$work"; return 1; }
+  if ! tar -xzf "$tarball" -C "$work" 2>/dev/null; then
+    DP_CITUS_WHY="$tarball does not unpack"
+    rm -rf "$work"
+    return 1
+  fi
   src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)
   # PostgreSQL 15.20 declares have_createdb_privilege() extern, Citus 13.2.2
   # defines a static one: patch only when the headers clash
@@ -86,7 +92,7 @@ dp_citus_build() {
       cp -a "$stage$(pg_config --sharedir)/extension"/. "$dir/extension/" &&
       echo "$pgversion" >"$dir/.dp_stream_built"
     rm -rf "$work"
-    echo "$dir"
+    DP_CITUS_BUILT=$dir
     return 0
   fi
   tail -20 "$work/build.log" >&2
