@@ -192,6 +192,7 @@ BEGIN
         JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid
        WHERE a.atttypid IN ('@extschema@.dp_counter'::regtype, '@extschema@.dp_statistic'::regtype)
          AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'm')
+         AND c.relpersistence <> 't'   -- other sessions' temporary tables: gone with them
          -- a Citus table's rows are in its shards, which are this node's tables
          AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition AS d WHERE d.logicalrelid = a.attrelid)
        ORDER BY 1, 2
