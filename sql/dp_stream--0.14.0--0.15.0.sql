@@ -328,6 +328,41 @@ COMMENT ON FUNCTION dp_stream_private.citus_sync_secrets() IS
 COMMENT ON FUNCTION dp_stream.citus_sync_secrets() IS
     'gives every node of a Citus cluster the coordinator''s secrets, keys and their budgets, in one transaction; returns the number of nodes (on the coordinator)';
 
+-- Whether this database is a worker of a Citus cluster (not its
+-- coordinator).  Two statements: without Citus, pg_dist_local_group does
+-- not exist.
+CREATE FUNCTION dp_stream.citus_worker() RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus') THEN
+    RETURN false;
+  END IF;
+  RETURN (SELECT groupid FROM pg_catalog.pg_dist_local_group) <> 0;
+END $$;
+COMMENT ON FUNCTION dp_stream.citus_worker() IS
+    'internal: whether this database is a worker of a Citus cluster rather than its coordinator';
+
+-- The ledger is the coordinator's: a charge on a worker would count
+-- against a copy of a budget that nobody reads.
+CREATE FUNCTION dp_stream.charges_on_coordinator() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF dp_stream.citus_worker() THEN
+    RAISE EXCEPTION 'epsilon is charged on the coordinator of a Citus cluster'
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'The budgets are the coordinator''s: a charge made on a worker would not count against them.',
+            HINT = 'Connect to the coordinator: charge, and create keys, publications and streams that charge a dataset, there.';
+  END IF;
+  RETURN NULL;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.charges_on_coordinator() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.charges_on_coordinator() IS
+    'internal: refuses a charge on a Citus worker (trigger on dp_stream.charges)';
+CREATE TRIGGER charges_on_coordinator BEFORE INSERT ON dp_stream.charges
+    FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.charges_on_coordinator();
+
 -- rotate_secret and drop_secret as in 0.12.0 and 0.11.0, and: on the
 -- coordinator of a Citus cluster every node follows in the same transaction.
 CREATE OR REPLACE FUNCTION dp_stream.rotate_secret() RETURNS bigint

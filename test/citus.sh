@@ -34,7 +34,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=32
+planned=33
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -209,6 +209,12 @@ else
   report 1 "after the rebalance the keyed releases are identical"; echo "# $on_third $after_rebalance"
 fi
 is "after the rebalance the states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
+
+# the ledger is the coordinator's: a charge on a worker is refused
+refused=$(q 1 "SELECT dp_stream.create_budget('worker_budget', 1.0); SELECT dp_stream.charge('worker_budget', 0.1, 'on a worker')")
+echo "$refused" | grep -q 'ERROR:  epsilon is charged on the coordinator of a Citus cluster' &&
+  [ "$(q 1 "SELECT count(*) FROM dp_stream.charges")" = 0 ]
+check $? "a charge on a worker is refused (55000): budgets are the coordinator's" "$refused"
 
 # stored states advanced on a distributed table: Citus refuses dp_push
 # (volatile) in UPDATE, so the new states go into a colocated table with
