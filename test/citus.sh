@@ -186,8 +186,9 @@ collect_secrets
 q 3 "CREATE TABLE own_states AS SELECT dp_count_state(d % 3, $mech ORDER BY d) AS s FROM generate_series(1, 5) d" >/dev/null
 refused=$(q 0 "SELECT dp_stream.citus_sync_secrets()")
 echo "$refused" | grep -q "secrets cannot be synced onto node ${DP_CITUS_PORTS[3]}: it holds states sealed under its own secret" &&
-  echo "$refused" | grep -q "DETAIL:  Column s of public.own_states holds states sealed under secret"
-check $? "the sync is refused onto a node holding states sealed under its own secret (message, detail)" "$refused"
+  echo "$refused" | grep -q "DETAIL:  Column s of public.own_states holds states sealed under secret" &&
+  echo "$refused" | grep -q "HINT:  Drop those states on that node, or first give the coordinator that node's sealing secret"
+check $? "the sync is refused onto a node holding states sealed under its own secret (message, detail, hint)" "$refused"
 refused=$(q 0 "SELECT dp_stream.create_key('meters_two', $mech) IS NOT NULL")
 counts=$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.keys WHERE key = 'meters_two'"; done | tr '\n' ' ')
 echo "$refused" | grep -q "it holds states sealed under its own secret" && [ "$counts" = "0 0 0 0 " ] && same_secrets 2
