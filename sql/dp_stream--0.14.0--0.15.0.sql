@@ -137,6 +137,7 @@ DECLARE
   found_keys text;
   found_secret bigint;
   column_found record;
+  replication_role text;
 BEGIN
   IF (SELECT groupid FROM pg_catalog.pg_dist_local_group) = 0 THEN
     RETURN NULL;   -- the coordinator: the rows are its own
@@ -217,9 +218,16 @@ BEGIN
   INSERT INTO dp_stream.budgets
   SELECT i.* FROM unnest(incoming_budgets) AS i
   ON CONFLICT (dataset) DO NOTHING;
+  -- copies, exactly as the coordinator holds them: not checked again by
+  -- the registry's triggers (a key registered before 0.14.0 without a
+  -- stated max_per_step would stop every sync), which stay on for the rest
+  -- of the transaction
+  replication_role := current_setting('session_replication_role');
+  PERFORM pg_catalog.set_config('session_replication_role', 'replica', true);
   INSERT INTO dp_stream.keys
   SELECT i.* FROM unnest(incoming_keys) AS i
    WHERE NOT EXISTS (SELECT 1 FROM dp_stream.keys AS l WHERE l.key = i.key);
+  PERFORM pg_catalog.set_config('session_replication_role', replication_role, true);
   RETURN NULL;
 END $$;
 REVOKE ALL ON FUNCTION dp_stream.citus_absorb() FROM PUBLIC;
