@@ -42,6 +42,10 @@ case "$purpose" in
       bison
       flex
       zlib1g-dev
+      # Citus built from its source tarball for test/citus.sh
+      liblz4-dev
+      libzstd-dev
+      libkrb5-dev
     )
     ;;
   *)

@@ -202,6 +202,14 @@ run_cluster_suite() {
   # crash restarts every backend.
   run_tap_script null_sweep "[PostgreSQL $pg] NULL sweep" "$tag"
 
+  # dp_stream on a Citus coordinator and two workers, then three: Citus
+  # built once from its source tarball in DP_PG_SOURCES (13.2.2 for 15,
+  # 14.0.1 for 17 and 18; scripts/citus.sh) and cached; one set of secrets,
+  # states and keyed releases that mean the same on every node and survive
+  # shard moves and node additions, docs/citus.md as written.  Clusters of
+  # its own; without a Citus for this major, one line says why (skipped).
+  run_tap_script citus "[PostgreSQL $pg] Citus: coordinator and workers" "$tag"
+
   echo "== [PostgreSQL $pg] pgTAP"
   createdb dp_stream_tap
   psql -q -X -d dp_stream_tap -c 'CREATE EXTENSION pgtap; CREATE EXTENSION dp_stream;' >/dev/null

@@ -56,6 +56,10 @@ BEGIN;
 INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
 VALUES (101, 'table_noise', decode(repeat('5a', 32), 'hex'), '2000-01-01'),
        (102, 'noise', decode(repeat('3c', 32), 'hex'), '2000-01-01');
+-- keys record the noise secret they draw under (0.15.0): the fixed one
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret();
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 
 -- what a refusal says: its SQLSTATE and message
 CREATE FUNCTION public.kp_refusal(query text) RETURNS text LANGUAGE plpgsql AS $$
@@ -86,6 +90,10 @@ FROM (SELECT t, dp_count(n, dp_keyed(dp_binary(epsilon => 1.0, horizon => 20, ma
 SELECT 'table' AS sampler, * FROM pinned;
 SAVEPOINT reference_sampler;
 DELETE FROM dp_stream.secrets WHERE purpose = 'table_noise';
+-- keys record the noise secret they draw under (0.15.0): now the noise secret
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret();
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 SELECT 'reference' AS sampler, * FROM pinned;
 ROLLBACK TO reference_sampler;
 \x off

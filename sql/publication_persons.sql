@@ -93,6 +93,10 @@ BEGIN;
 -- a fixed noise secret (the oldest 'noise' secret is the one used)
 INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
 VALUES (101, 'noise', decode(repeat('c3', 32), 'hex'), '2000-01-01');
+-- keys record the noise secret they draw under (0.15.0): the fixed one
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret();
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 
 -- 2. The view form: wards x days (a public axis) left join the truncated
 -- counts, one keyed stream per ward.

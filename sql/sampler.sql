@@ -61,8 +61,17 @@ CREATE TEMP VIEW keyed_release AS
   FROM generate_series(1, 16) t;
 INSERT INTO keyed_runs SELECT 'table', * FROM keyed_release;
 INSERT INTO keyed_runs SELECT 'table again', * FROM keyed_release;
--- as in a database upgraded with keys: no table_noise secret
+-- the key's secret gone, its draws are refused, not drawn again under
+-- another secret (0.15.0: a key records the noise secret it draws under)
 DELETE FROM dp_stream.secrets WHERE purpose = 'table_noise';
+\i test/fixtures/refusal_of.sql
+SELECT refusal_of('SELECT * FROM keyed_release') AS without_the_key_secret;
+DROP FUNCTION refusal_of(text);
+-- as in a database upgraded with keys: no table_noise secret, and the key
+-- draws under the noise secret
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret() WHERE key = 'sampler_check';
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 INSERT INTO keyed_runs SELECT 'reference', * FROM keyed_release;
 INSERT INTO keyed_runs SELECT 'reference again', * FROM keyed_release;
 -- the switch: a new secret, with a warning about the new noise

@@ -22,6 +22,9 @@
 #   <!-- docs-test: table QUERY -->
 # must have exactly the rows QUERY returns (cells joined by " | "), in order.
 #
+# A page marked <!-- docs-test: citus --> (docs/citus.md) needs a Citus
+# cluster: it is reported as skipped here and run by test/citus.sh.
+#
 # Prints TAP: one test per page, naming the page and its failing blocks.
 #
 #   test/docs.sh                  every page
@@ -165,6 +168,11 @@ failed=0
 for page in "${pages[@]}"; do
   grep -q '^```sql' "$page" || continue
   run=$((run + 1))
+  # a page for a Citus cluster runs on one, in test/citus.sh
+  if grep -q '^<!-- docs-test: citus -->' "$page"; then
+    $show || echo "ok $run # SKIP $page: runs on a Citus cluster, in test/citus.sh"
+    continue
+  fi
   dir="$work/$run"
   mkdir -p "$dir"
   parse_page "$page" "$dir"

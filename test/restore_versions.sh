@@ -15,8 +15,8 @@
 #     the copy of dp_stream.secrets failed on the version's check
 #     constraint, every keyed release came out with the target's noise);
 #   - after ALTER EXTENSION dp_stream UPDATE and, for each of
-#     dp_stream.secrets, streams and releases whose copy pg_restore reported
-#     failed, the documented pg_restore --data-only --table=..., then the
+#     dp_stream.secrets, keys (0.15.0 added a column), streams and releases
+#     whose copy pg_restore reported failed, the documented pg_restore --data-only --table=..., then the
 #     refresh of the materialized views that
 #     pg_restore could not refresh: every state opens with its estimate, the stream
 #     continues, every keyed release and the materialized view are the
@@ -119,7 +119,7 @@ for version in "${versions[@]}"; do
   # the documented finish: each of the extension's tables whose copy
   # failed, again, in this order (a release needs its stream)
   again=0
-  for table in secrets streams releases; do
+  for table in secrets keys streams releases; do
     if grep -qE "COPY failed for table \"$table\"|Command was: COPY dp_stream\.$table " "$work/$db.restore"; then
       pg_restore -d "$db" --data-only --table=$table "$work/source.dump" >>"$work/$db.restore" 2>&1
       again=1

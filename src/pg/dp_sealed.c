@@ -225,6 +225,32 @@ dp_sealed_open(int kind, const char *type_name, const unsigned char *data, size_
 	return plain;
 }
 
+PG_FUNCTION_INFO_V1(dp_sealed_secret_id);
+
+/*
+ * dp_stream.sealed_secret_id(state): the id of the secret a stored
+ * dp_counter or dp_statistic is sealed under (a public field of its
+ * header), NULL for an unsealed one.  Internal: lets
+ * dp_stream.citus_sync_secrets() find the states a node's own secrets still
+ * open.
+ */
+Datum
+dp_sealed_secret_id(PG_FUNCTION_ARGS)
+{
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
+	const unsigned char *data = (const unsigned char *) VARDATA_ANY(value);
+	size_t		length = VARSIZE_ANY_EXHDR(value);
+	dp_seal_info info;
+	dp_parse_error error;
+
+	if (!dp_seal_claims(data, length))
+		PG_RETURN_NULL();
+	if (dp_seal_peek(data, length, DP_SEALED_COUNTER, &info, &error) != DP_OK &&
+		dp_seal_peek(data, length, DP_SEALED_STATISTIC, &info, &error) != DP_OK)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) info.key_id);
+}
+
 char *
 dp_sealed_text(Datum datum)
 {

@@ -551,9 +551,12 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
  * releases would remove it.
  */
 static void
-check_registration(const dp_mechanism *mechanism, const char *computes)
+check_registration(const dp_mechanism *mechanism, const char *computes, int64 *noise_secret,
+				   bool *noise_secret_recorded)
 {
-	Relation	relation = table_open(extension_table("keys"), AccessShareLock);
+	Oid			keys = extension_table("keys");
+	AttrNumber	noise_secret_column = get_attnum(keys, "noise_secret");
+	Relation	relation = table_open(keys, AccessShareLock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
 	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
 	HeapTuple	tuple;
@@ -598,6 +601,17 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 		}
 		used_by = DatumGetObjectId(role);
 		registered_computes = TextDatumGetCString(stored_computes);
+		/* the noise secret the key draws under (0.15.0; NULL before) */
+		if (noise_secret_column != InvalidAttrNumber && noise_secret)
+		{
+			bool		null_secret;
+			Datum		recorded = heap_getattr(tuple, noise_secret_column, descriptor,
+												&null_secret);
+
+			*noise_secret_recorded = !null_secret;
+			if (!null_secret)
+				*noise_secret = DatumGetInt64(recorded);
+		}
 		/*
 		 * Registered by this transaction (or one of its subtransactions):
 		 * written by it, and made at its start or later.  A row written by
@@ -662,7 +676,7 @@ check_registration(const dp_mechanism *mechanism, const char *computes)
 void
 dp_keyed_check_user(const dp_mechanism *mechanism)
 {
-	check_registration(mechanism, NULL);
+	check_registration(mechanism, NULL, NULL, NULL);
 }
 
 /* The columns dp_publication reads (dp_stream.publications, 0.13.0). */
@@ -765,14 +779,41 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	StringInfoData message;
 	bool		table_sampler;
 	dp_mechanism registered = *mechanism;
+	int64		recorded = 0;
+	bool		recorded_known = false;
+	uint64		secret_id = 0;
 
 	memset(registered.partition, 0, sizeof(registered.partition));
-	check_registration(&registered, context);
-	table_sampler = find_secret(OLDEST_TABLE_NOISE, 0, secret, NULL);
-	if (!table_sampler && !find_secret(OLDEST_NOISE, 0, secret, NULL))
+	check_registration(&registered, context, &recorded, &recorded_known);
+	table_sampler = find_secret(OLDEST_TABLE_NOISE, 0, secret, &secret_id);
+	if (!table_sampler && !find_secret(OLDEST_NOISE, 0, secret, &secret_id))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("dp_stream has no noise secret in this database")));
+
+	/*
+	 * A key draws under the noise secret it was registered under, or not at
+	 * all: under another one the same data would get new noise, a second
+	 * release of it that no budget holds (a node of a Citus cluster with its
+	 * own secrets, a restore without dp_stream.secrets).  Refused, never
+	 * drawn again.
+	 */
+	if (recorded_known && (uint64) recorded != secret_id)
+	{
+		explicit_bzero(secret, sizeof(secret));
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("keyed noise refused: key \"%s\" draws under a noise secret this "
+						"database does not use", registered.key),
+				 errdetail("The key was registered under noise secret " INT64_FORMAT
+						   "; keyed noise here draws under secret " UINT64_FORMAT
+						   ". New noise would release the same data again.",
+						   recorded, secret_id),
+				 errhint("On a Citus cluster, run SELECT dp_stream.citus_sync_secrets() on the "
+						 "coordinator, so that every node holds its secrets; elsewhere, "
+						 "restore dp_stream.secrets from a dump of the database that "
+						 "registered the key.")));
+	}
 
 	dp_mechanism_to_text(mechanism, mechanism_text, sizeof(mechanism_text));
 	initStringInfo(&message);
@@ -781,6 +822,28 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	explicit_bzero(secret, sizeof(secret));
 	pfree(message.data);
 	return table_sampler;
+}
+
+PG_FUNCTION_INFO_V1(dp_keyed_noise_secret);
+
+/*
+ * dp_stream.keyed_noise_secret(): the id of the secret keyed noise draws
+ * under in this database now (the oldest "table_noise" secret, else the
+ * oldest "noise" one), which a key records when it is registered; NULL when
+ * there is none.  Internal: only the extension's owner may call it.
+ */
+Datum
+dp_keyed_noise_secret(PG_FUNCTION_ARGS)
+{
+	unsigned char secret[DP_SEAL_KEY_BYTES];
+	uint64		id = 0;
+	bool		found = find_secret(OLDEST_TABLE_NOISE, 0, secret, &id) ||
+		find_secret(OLDEST_NOISE, 0, secret, &id);
+
+	explicit_bzero(secret, sizeof(secret));
+	if (!found)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) id);
 }
 
 PG_FUNCTION_INFO_V1(dp_random_secret);
