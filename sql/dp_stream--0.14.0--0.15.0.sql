@@ -462,8 +462,10 @@ BEGIN
     IF definition !~ 'SELECT dp_stream\.require_admin\([^;]*\);' THEN
       RAISE EXCEPTION 'dp_stream.% is not a wrapper of dp_stream_private', f.proname;
     END IF;
-    EXECUTE regexp_replace(definition, '(SELECT dp_stream\.require_admin\([^;]*\);)',
-                           format(E'\\1\n  SELECT dp_stream.require_coordinator(%L);', 'dp_stream.' || f.proname));
+    -- in the same statement: the CONTEXT of the function's errors
+    -- ("statement 2") stays as it was
+    EXECUTE regexp_replace(definition, '(SELECT dp_stream\.require_admin\([^;]*\));',
+                           format('\1, dp_stream.require_coordinator(%L);', 'dp_stream.' || f.proname));
   END LOOP;
 END $$;
 

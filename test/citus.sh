@@ -34,7 +34,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=47
+planned=50
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -145,6 +145,37 @@ else
   report 1 "after citus_move_shard_placement the keyed releases are identical"; echo "# $moved $after_move"
 fi
 is "after citus_move_shard_placement the moved states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
+
+# seeded runs on the cluster: dp_stream.seed reaches the workers with
+# SET LOCAL and citus.propagate_set_commands = 'local', each statement
+# sent on its own (Citus forwards a SET with the text of the query that
+# carried it: in one query string with the SELECT, each worker would run
+# the SELECT too, and Citus refuses that); with one connection per shard
+# (citus.force_max_query_parallelization) every shard's task starts the
+# seeded stream afresh, so the releases repeat whatever the timing
+seeded_run() {  # seeded_run SEED [POOL-SETTING]: md5 of the seeded per-meter window, pushed down
+  psql -X -At -v ON_ERROR_STOP=1 -p "${DP_CITUS_PORTS[0]}" 2>&1 <<SQL | grep -v -E '^(BEGIN|SET|COMMIT)$'
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL ${2:-citus.force_max_query_parallelization = on};
+SET LOCAL dp_stream.seed = '$1';
+SELECT md5(string_agg(x::text, ',' ORDER BY x::text))
+FROM (SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings) x;
+COMMIT;
+SQL
+}
+first=$(seeded_run one); second=$(seeded_run one); other=$(seeded_run two)
+if echo "$first" | grep -qxE '[0-9a-f]{32}' && [ "$second" = "$first" ] && [ "$other" != "$first" ]; then
+  report 0 "a seeded window pushed down to the workers (SET LOCAL, citus.propagate_set_commands = 'local', one connection per shard) releases the same twice, and otherwise under another seed"
+else
+  report 1 "a seeded window pushed down to the workers releases the same twice"; echo "# $first / $second / $other"
+fi
+unseeded=$(fingerprint 0 "SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings")
+again=$(fingerprint 0 "SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings")
+[ -n "$unseeded" ] && [ "$unseeded" != "$again" ] && [ "$unseeded" != "$first" ]
+report $? "... while without the propagated seed the same window releases new noise at each run"
+keyed_again=$(fingerprint 0 "$(release readings)")
+is "keyed releases pushed down are identical run after run and equal one node's: what repeats on Citus without a seed" "$keyed_again" "$single"
 
 # a keyed draw under another noise secret is refused, never redrawn
 refused=$(q 2 "BEGIN;
