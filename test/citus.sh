@@ -14,7 +14,12 @@
 # under another noise secret is refused; rotate_secret reaches every node;
 # stored states advance on a distributed table; docs/citus.md runs as
 # written; DROP EXTENSION and an update from 0.14.0 work on the cluster;
-# no secret appears in any node's log.  Where Citus cannot be built, one
+# no secret appears in any node's log; four non-superuser roles (an analyst,
+# the reader of a published view, a dp_stream_admin, the database's owner)
+# are refused every attack on the coordinator and on a worker; budgets,
+# keys, managed streams and publications are refused early on a worker
+# and a managed stream on the coordinator is fed from a distributed table;
+# a seeded run propagated to the workers repeats.  Where Citus cannot be built, one
 # "ok 1 # SKIP" line.  Prints TAP.  15 to 30 s with Citus cached.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -271,6 +276,9 @@ attempts=(
   "SELECT dp_stream.citus_sync_secrets()"
   "SELECT dp_stream.create_key('planted', $mech) IS NOT NULL"
   "SELECT * FROM pg_dist_authinfo"
+  "SELECT pg_read_file('$DP_CITUS_DIR/node0/server.log')"
+  "UPDATE stored_states SET s = '$(q 0 "SELECT s FROM stored_states WHERE meter = 2")' WHERE meter = 1"
+  "SET ROLE postgres"
 )
 for role in att_analyst att_reader att_admin att_owner; do
   for node in 0 1; do
@@ -287,7 +295,7 @@ for role in att_analyst att_reader att_admin att_owner; do
         let_through+="[$attempt] -> $(echo "$out" | head -2 | tr '\n' ' '); "
     done
     check "$([ -z "$let_through" ]; echo $?)" \
-      "$role on the $([ "$node" = 0 ] && echo coordinator || echo worker) is refused all ${#attempts[@]} attacks (secrets, transfer table and shard, run_command_on_workers, internal functions, planted key or secret, triggers off)" "$let_through"
+      "$role on the $([ "$node" = 0 ] && echo coordinator || echo worker) is refused all ${#attempts[@]} attacks (secrets, transfer table and shard, run_command_on_workers, logs, internal functions, planted key or secret, a state swapped between shards, triggers off, SET ROLE)" "$let_through"
   done
 done
 planted=$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.keys WHERE key = 'planted'"; q "$i" "SELECT count(*) FROM dp_stream.secrets WHERE id = 7"; done | tr '\n' ' ')
