@@ -447,18 +447,23 @@ COMMENT ON FUNCTION dp_stream.require_coordinator(text) IS
     'internal: raises 55000 on a worker of a Citus cluster, naming the function that runs on the coordinator';
 
 -- each administrative wrapper checks where it runs, right after who runs it
+-- (with search_path pg_catalog only: the extension's schema may hold
+-- functions or operators a database owner planted, such as a format(text,
+-- text) that would match better than pg_catalog's variadic one)
 DO $$
 DECLARE
   f record;
   definition text;
+  script_path text := pg_catalog.current_setting('search_path');
 BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   FOR f IN SELECT p.oid, p.proname
              FROM pg_catalog.pg_proc AS p
             WHERE p.pronamespace = 'dp_stream'::regnamespace
               AND p.proname IN ('advance', 'charge', 'create_budget', 'create_key', 'create_publication',
                                 'create_stream', 'publish', 'register_key', 'register_publication')
   LOOP
-    definition := pg_catalog.pg_get_functiondef(f.oid);
+    definition := pg_get_functiondef(f.oid);
     IF definition !~ 'SELECT dp_stream\.require_admin\([^;]*\);' THEN
       RAISE EXCEPTION 'dp_stream.% is not a wrapper of dp_stream_private', f.proname;
     END IF;
@@ -467,6 +472,7 @@ BEGIN
     EXECUTE regexp_replace(definition, '(SELECT dp_stream\.require_admin\([^;]*\));',
                            format('\1, dp_stream.require_coordinator(%L);', 'dp_stream.' || f.proname));
   END LOOP;
+  PERFORM pg_catalog.set_config('search_path', script_path, true);
 END $$;
 
 CREATE FUNCTION dp_stream.catalog_on_coordinator() RETURNS trigger
