@@ -164,6 +164,12 @@ typedef struct DpMechanismDatum
 										 * 2: 0.2.0-0.5.0, no key; 3: 0.6.0, no
 										 * contributions; 4: early 0.7.0 builds */
 
+/* A stored value of versions 1 to 4, or false (dp_mechanism_compat.c). */
+extern bool dp_mechanism_read_struct(const DpMechanismDatum *value, size_t size,
+									 dp_mechanism *mechanism);
+/* Validate a mechanism or raise an error naming the parameter. */
+extern void dp_mechanism_check(const dp_mechanism *mechanism);
+
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);
 /* ERROR: repeatable states are for the epsilon-DP mechanisms */
