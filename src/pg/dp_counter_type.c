@@ -28,24 +28,6 @@ PG_FUNCTION_INFO_V1(dp_counter_bind);
 PG_FUNCTION_INFO_V1(dp_counter_bind_stream);
 PG_FUNCTION_INFO_V1(dp_counter_stream_id);
 
-/* A counter from its core serialization (already opened, or legacy). */
-static dp_counter *
-counter_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
-{
-	dp_mechanism mechanism;
-	dp_parse_error error;
-	dp_counter *counter;
-	size_t		size;
-
-	if (dp_counter_peek(data, length, &mechanism, &error) != DP_OK)
-		dp_report_parse_error("dp_counter", text, &error, binary);
-	size = dp_counter_size(&mechanism);
-	counter = palloc(size);
-	if (dp_counter_deserialize(data, length, counter, size, &error) != DP_OK)
-		dp_report_parse_error("dp_counter", text, &error, binary);
-	return counter;
-}
-
 /*
  * A counter from stored bytes: sealed (opened and authenticated) or legacy;
  * with check, only for a role that may use it.
@@ -54,21 +36,27 @@ static dp_counter *
 counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
 				   dp_seal_binding *binding, bool check)
 {
-	size_t		plain_length;
-	const unsigned char *plain = dp_sealed_open(DP_SEALED_COUNTER, "dp_counter", data, length,
-												&plain_length, binding);
-	dp_counter *counter;
+	return dp_state_read(DP_SEALED_COUNTER, "dp_counter", data, length, binary, text,
+						 binding, check);
+}
 
-	if (check)
-		dp_check_binding("dp_counter", binding);
-	counter = counter_from_plain(plain, plain_length, binary, text);
-
-	if (plain != data)
+/* The value of one time step from an argument (dp_stream.h). */
+int64
+dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type, const dp_counter *counter)
+{
+	if (PG_ARGISNULL(argno))
+		return 0;
+	switch (type)
 	{
-		explicit_bzero((void *) plain, plain_length);
-		pfree((void *) plain);
+		case DP_VALUE_INT8:
+			return PG_GETARG_INT64(argno);
+		case DP_VALUE_INT4:
+			return PG_GETARG_INT32(argno);
+		case DP_VALUE_FLOAT8:
+			return dp_counter_value_from_double(counter, PG_GETARG_FLOAT8(argno));
 	}
-	return counter;
+	elog(ERROR, "unexpected dp_stream value type %d", (int) type);
+	return 0;					/* keep the compiler quiet */
 }
 
 dp_counter *

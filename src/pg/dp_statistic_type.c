@@ -98,43 +98,13 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *given, bool r
 	return statistic;
 }
 
-static dp_statistic *
-statistic_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
-{
-	dp_statistic layout;
-	dp_parse_error error;
-	dp_statistic *statistic;
-	size_t		size;
-
-	if (dp_statistic_peek(data, length, &layout, &error) != DP_OK)
-		dp_report_parse_error("dp_statistic", text, &error, binary);
-	size = dp_statistic_size(&layout);
-	statistic = palloc(size);
-	if (dp_statistic_deserialize(data, length, statistic, size, &error) != DP_OK)
-		dp_report_parse_error("dp_statistic", text, &error, binary);
-	return statistic;
-}
-
 /* As counter_from_bytes. */
 static dp_statistic *
 statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
 					 dp_seal_binding *binding, bool check)
 {
-	size_t		plain_length;
-	const unsigned char *plain = dp_sealed_open(DP_SEALED_STATISTIC, "dp_statistic", data,
-												length, &plain_length, binding);
-	dp_statistic *statistic;
-
-	if (check)
-		dp_check_binding("dp_statistic", binding);
-	statistic = statistic_from_plain(plain, plain_length, binary, text);
-
-	if (plain != data)
-	{
-		explicit_bzero((void *) plain, plain_length);
-		pfree((void *) plain);
-	}
-	return statistic;
+	return dp_state_read(DP_SEALED_STATISTIC, "dp_statistic", data, length, binary, text,
+						 binding, check);
 }
 
 dp_statistic *
