@@ -11,6 +11,38 @@
 #include <math.h>
 #include <string.h>
 
+void
+dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
+{
+	int			first = 0;
+
+	if (counter->kind->persist)
+	{
+		counter->kind->persist(counter, nodes);
+		first = counter->kind_nodes;
+	}
+	for (int i = first; i < counter->node_count; i++)
+		nodes[i] = counter->nodes[i];
+}
+
+/*
+ * Whether the counter can be stored so that it reads back: a forged state
+ * whose nodes sit just below DP_NODE_VALUE_MAX can be pushed past it (its
+ * open accumulators grow by the values), and such a state is refused
+ * before it is written rather than when it is read.
+ */
+dp_status
+dp_counter_check_storable(const dp_counter *counter)
+{
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
+
+	dp_counter_persisted_nodes(counter, nodes);
+	for (int i = 0; i < counter->node_count; i++)
+		if (nodes[i] > DP_NODE_VALUE_MAX || nodes[i] < -DP_NODE_VALUE_MAX)
+			return DP_ERROR_OVERFLOW;
+	return DP_OK;
+}
+
 dp_scale
 dp_counter_scale_for(uint64_t sensitivity, double epsilon)
 {

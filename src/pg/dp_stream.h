@@ -63,7 +63,10 @@ extern char *dp_sealed_text(Datum datum);
 /* The sealed bytes of a text form; NULL when the text is not a sealed one. */
 extern const unsigned char *dp_sealed_from_text(const char *type_name, const char *text,
 												size_t *length);
-/* The unsealed form, for databases whose extension predates 0.6.0. */
+/*
+ * The unsealed form, for databases whose extension predates 0.6.0
+ * (dp_state_compat.c).
+ */
 extern Datum dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic);
 /* A sealed value typed in or received, checked for form and stored as it is. */
 extern Datum dp_sealed_input(int kind, const char *type_name, const unsigned char *data,
