@@ -71,6 +71,17 @@ for binary in test/unit/test_*.bin; do
   echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
 done
 
+# ---- throughput smoke (bench/throughput.sh --quick) ----
+# Issue 29's table of window queries at small sizes in a throwaway cluster:
+# every private query runs and returns as many rows as its plain twin.  No
+# timing assertion here (bench/throughput.sh without --quick has it).
+echo "== throughput smoke (bench/throughput.sh --quick)"
+bench/throughput.sh --quick >"$log_dir/throughput_quick.tap" 2>&1
+throughput_status=$?
+count_tap "$log_dir/throughput_quick.tap" "$throughput_status" throughput_quick
+echo "throughput_quick: $(grep -cE '^ok' "$log_dir/throughput_quick.tap") ok, $(grep -cE '^not ok' "$log_dir/throughput_quick.tap") not ok"
+[ "$throughput_status" -eq 0 ] || grep -E '^(not ok|# )' "$log_dir/throughput_quick.tap" | head -20 | sed 's/^/  /'
+
 # ---- layers (test/layers.sh): no cycle in src/, no PostgreSQL in src/core ----
 echo "== layers (make layers)"
 make -s layers >"$log_dir/layers.tap" 2>&1
