@@ -29,6 +29,7 @@
 #include "dp_balanced_tree.h"
 
 #include <math.h>
+#include <string.h>
 
 /* the nodes of dp_balanced before states could hold more (kept: defaults stay) */
 #define BALANCED_NODES_MAX 255
@@ -121,18 +122,29 @@ balanced_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *o
 		dp_noise_class_nodes(out, (uint64_t) dp_balanced_levels(mechanism->horizon, mechanism->block), 1);
 }
 
+/* the levels, from the parameters alone: once per counter, not per step */
+static void
+balanced_derive(dp_counter *counter)
+{
+	counter->derived[0] = dp_balanced_levels(counter->mechanism.horizon, counter->mechanism.block);
+}
+
 static dp_balanced_tree
 whole_tree(const dp_counter *counter)
 {
 	dp_balanced_tree tree = {
 		.first = 0,
 		.arity = counter->mechanism.block,
-		.levels = dp_balanced_levels(counter->mechanism.horizon, counter->mechanism.block),
+		.levels = counter->derived[0] > 0 ? (int) counter->derived[0] :
+		dp_balanced_levels(counter->mechanism.horizon, counter->mechanism.block),
 		.scale = counter->scale,
 	};
 
 	return tree;
 }
+
+static dp_int128 balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree,
+									   int64_t t, dp_int128 before);
 
 static void
 balanced_start(dp_counter *counter, dp_random *rng)
@@ -149,7 +161,8 @@ balanced_push(dp_counter *counter, int64_t value, dp_random *rng)
 
 	counter->steps++;
 	dp_balanced_tree_push(counter, &tree, counter->steps, value, rng);
-	counter->release = dp_balanced_tree_release(counter, &tree, counter->steps);
+	/* from the release before: only the levels whose digit changed */
+	counter->release = balanced_release_next(counter, &tree, counter->steps, counter->release);
 }
 
 static void
@@ -245,30 +258,38 @@ dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	/*
 	 * intervals whose first item is t open: offset by the total before it
 	 * (power stops at k^(levels - 1): in the last block of an unbounded
-	 * stream k^levels need not fit int64)
+	 * stream k^levels need not fit int64).  k^j divides k^(j + 1), so no
+	 * level above the first that does not open (or close, below) does: the
+	 * loops stop there, one division a step on average rather than two per
+	 * level.
 	 */
 	for (int level = 0; level < tree->levels; level++, power = saturating_times(power, k))
-		if ((t - 1) % power == 0)
-		{
-			int			slot = slot_of(tree, level, (t - 1) / power + 1);
+	{
+		int64_t		q = (t - 1) / power;
+		int			slot;
 
-			counter->nodes[slot] = dp_counter_sub(counter, counter->nodes[slot],
-												  counter->running_total);
-		}
+		if (q * power != t - 1)
+			break;
+		slot = slot_of(tree, level, q + 1);
+		counter->nodes[slot] = dp_counter_sub(counter, counter->nodes[slot],
+											  counter->running_total);
+	}
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 
 	/* intervals whose last item is t close; the window moves on */
 	power = 1;
 	for (int level = 0; level < tree->levels; level++, power = saturating_times(power, k))
-		if (t % power == 0)
-		{
-			int64_t		f = t / power;
-			int			slot = slot_of(tree, level, f);
+	{
+		int64_t		f = t / power;
+		int			slot;
 
-			counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot],
-												  counter->running_total);
-			enter(counter, tree, level, f + k, rng);
-		}
+		if (f * power != t)
+			break;
+		slot = slot_of(tree, level, f);
+		counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot],
+											  counter->running_total);
+		enter(counter, tree, level, f + k, rng);
+	}
 }
 
 /* interval (level, m) at local step t, noise and content so far */
@@ -296,6 +317,152 @@ balanced_digits(int64_t t, int64_t k, int levels, int64_t *digits)
 		digits[j] = d;
 		t = (t - d) / k;
 	}
+}
+
+/*
+ * The balanced digits of t and of t - 1 for one arity and number of levels:
+ * the last pair computed, shared by every counter of those parameters (the
+ * channels of a statistic step together, and a stream's next step needs
+ * only a carry).  A pure function of its key, so sharing cannot change a
+ * value; one backend runs one query at a time.
+ */
+typedef struct digit_pair
+{
+	int64_t		arity;
+	int			levels;
+	int64_t		t;
+	int64_t		now[64];		/* digits of t */
+	int64_t		before[64];		/* digits of t - 1 */
+} digit_pair;
+
+static digit_pair digit_cache = {.arity = 0, .levels = 0, .t = -1};
+
+static const digit_pair *
+digits_of_step(int64_t t, int64_t k, int levels)
+{
+	digit_pair *pair = &digit_cache;
+	int64_t		h = (k - 1) / 2;
+
+	if (pair->arity == k && pair->levels == levels)
+	{
+		if (pair->t == t)
+			return pair;
+		if (pair->t == t - 1)
+		{
+			int			j = 0;
+
+			memcpy(pair->before, pair->now, sizeof(int64_t) * levels);
+			pair->now[0]++;
+			while (pair->now[j] > h && j + 1 < levels)
+			{
+				pair->now[j] -= k;
+				pair->now[++j]++;
+			}
+			if (pair->now[j] <= h)
+			{
+				pair->t = t;
+				return pair;
+			}
+			/* beyond the top digit: as balanced_digits writes it */
+		}
+	}
+	pair->arity = k;
+	pair->levels = levels;
+	pair->t = t;
+	balanced_digits(t, k, levels, pair->now);
+	balanced_digits(t - 1, k, levels, pair->before);
+	return pair;
+}
+
+/*
+ * The release after local step t of a bounded tree, from the release before
+ * it.  Every interval's value is its noise plus its items up to now, and
+ * the signed contents of the intervals a release uses telescope to the
+ * prefix sum, so
+ *
+ *   release(t) = release(t - 1)
+ *                + sum over the levels whose digit changed of the new
+ *                  intervals' values minus the old intervals' values, now:
+ *
+ * the intervals of the levels that did not change are the same, and item t
+ * is in none of the old release's intervals net (level j's signed intervals
+ * cover (p_{j+1}, p_j] or subtract (p_j, p_{j+1}]; summed over the levels
+ * they cover every position up to p_0 = t - 1 once and none after it), so
+ * the values they add did not move with it.  The levels that change are those of the carry: on average
+ * about one, each with at most k - 1 intervals, rather than sum |d_j| at
+ * every step.  Integer arithmetic, so the value is the one
+ * dp_balanced_tree_release gives (test_balanced checks it step by step).
+ * No division: the powers, the interval of t and the open interval come
+ * from the digits.  k^levels fits int64 (balanced_validate).
+ */
+static dp_int128
+balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
+					  dp_int128 before)
+{
+	int64_t		k = tree->arity;
+	int			levels = tree->levels;
+	int			w = window(tree);
+	const digit_pair *pair = digits_of_step(t, k, levels);
+	int64_t		powers[64];
+	int64_t		c_new = 0;		/* p_{j+1} / k^j after step t */
+	int64_t		c_old = 0;		/* the same for t - 1 */
+	int			top = levels - 1;
+	dp_int128	release = before;
+
+	powers[0] = 1;
+	for (int j = 1; j < levels; j++)
+		powers[j] = powers[j - 1] * k;
+	while (top >= 0 && pair->now[top] == pair->before[top])
+		top--;
+
+	for (int j = levels - 1; j >= 0; j--)
+	{
+		int64_t		power = powers[j];
+		int64_t		d_new = pair->now[j];
+		int64_t		d_old = pair->before[j];
+		/* the interval of item t at this level, from t - 1's digits; open after t unless t is its last item */
+		int64_t		above = c_old + d_old;	/* p_j(t - 1) / k^j */
+		int64_t		rest = (t - 1) - above * power;
+		int64_t		m_t = above + (rest < 0 ? -1 : 0) + 1;
+		bool		t_open = (dp_int128) m_t * power > t;
+
+		if (j <= top)
+		{
+			/* the old intervals out, the new ones in, at their values now */
+			for (int pass = 0; pass < 2; pass++)
+			{
+				int64_t		d = pass == 0 ? d_old : d_new;
+				int64_t		c = pass == 0 ? c_old : c_new;
+				bool		add = (pass == 1) == (d > 0);
+				int64_t		first = d > 0 ? c + 1 : c + d + 1;
+				int64_t		n = d > 0 ? d : -d;
+				int64_t		rest_m = first % w;
+				int			slot;
+
+				if (rest_m < 0)
+					rest_m += w;
+				slot = tree->first + j * w + (int) rest_m;
+				for (int64_t i = 0; i < n; i++)
+				{
+					int64_t		m = first + i;
+					dp_int128	v = counter->nodes[slot];
+
+					if (t_open && m == m_t)
+						v = dp_counter_add(counter, v, counter->running_total);
+					release = add ? dp_counter_add(counter, release, v) :
+						dp_counter_sub(counter, release, v);
+					if (++slot == tree->first + (j + 1) * w)
+						slot = tree->first + j * w;
+				}
+			}
+		}
+		if (j > 0)
+		{
+			c_new = (c_new + d_new) * k;
+			c_old = (c_old + d_old) * k;
+		}
+	}
+	return release;
 }
 
 dp_int128
@@ -364,6 +531,7 @@ const dp_counter_kind dp_balanced_kind = {
 	.default_block = dp_balanced_default_arity,
 	.accepted_flags = DP_FLAG_CONSISTENT | DP_FLAG_PERSON | DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
 	.validate = balanced_validate,
+	.derive = balanced_derive,
 	.node_count = balanced_node_count,
 	.noise_class = balanced_noise_class,
 	.start = balanced_start,
