@@ -388,20 +388,55 @@ digits_of_step(int64_t t, int64_t k, int levels)
  * is in none of the old release's intervals net (level j's signed intervals
  * cover (p_{j+1}, p_j] or subtract (p_j, p_{j+1}]; summed over the levels
  * they cover every position up to p_0 = t - 1 once and none after it), so
- * the values they add did not move with it.  The levels that change are those of the carry: on average
- * about one, each with at most k - 1 intervals, rather than sum |d_j| at
- * every step.  Integer arithmetic, so the value is the one
+ * the values they add did not move with it.  The levels that change are
+ * those of the carry: the highest one's digit went up by one and its
+ * intervals keep their start, so one interval comes in; the levels below
+ * it wrapped from h to -h and are replaced whole (k - 1 intervals, at level
+ * j once every k^(j + 1) steps).  About two intervals a step on average,
+ * rather than sum |d_j| (about 26 at the default arity for 2 million
+ * steps).  Integer arithmetic, so the value is the one
  * dp_balanced_tree_release gives (test_balanced checks it step by step).
- * No division: the powers, the interval of t and the open interval come
- * from the digits.  k^levels fits int64 (balanced_validate).
+ * One division a step (the slot of the first interval of a range): the
+ * powers, the interval of t and the open interval come from the digits.
+ * k^levels fits int64 (balanced_validate).
  */
+/*
+ * release plus (n > 0) or minus (n < 0) the values now of the |n|
+ * consecutive intervals of a level from interval first on; the open one,
+ * m_t when t_open, with the running total it holds.
+ */
+static dp_int128
+signed_range(dp_counter *counter, const dp_balanced_tree *tree, dp_int128 release, int level,
+			 int64_t first, int64_t n, bool t_open, int64_t m_t)
+{
+	int			w = window(tree);
+	int64_t		count = n < 0 ? -n : n;
+	int64_t		rest = first % w;
+	int			base = tree->first + level * w;
+	int			slot;
+
+	if (rest < 0)
+		rest += w;
+	slot = base + (int) rest;
+	for (int64_t i = 0; i < count; i++)
+	{
+		dp_int128	v = counter->nodes[slot];
+
+		if (t_open && first + i == m_t)
+			v = dp_counter_add(counter, v, counter->running_total);
+		release = n > 0 ? dp_counter_add(counter, release, v) : dp_counter_sub(counter, release, v);
+		if (++slot == base + w)
+			slot = base;
+	}
+	return release;
+}
+
 static dp_int128
 balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
 					  dp_int128 before)
 {
 	int64_t		k = tree->arity;
 	int			levels = tree->levels;
-	int			w = window(tree);
 	const digit_pair *pair = digits_of_step(t, k, levels);
 	int64_t		powers[64];
 	int64_t		c_new = 0;		/* p_{j+1} / k^j after step t */
@@ -417,43 +452,42 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 
 	for (int j = levels - 1; j >= 0; j--)
 	{
-		int64_t		power = powers[j];
 		int64_t		d_new = pair->now[j];
 		int64_t		d_old = pair->before[j];
-		/* the interval of item t at this level, from t - 1's digits; open after t unless t is its last item */
-		int64_t		above = c_old + d_old;	/* p_j(t - 1) / k^j */
-		int64_t		rest = (t - 1) - above * power;
-		int64_t		m_t = above + (rest < 0 ? -1 : 0) + 1;
-		bool		t_open = (dp_int128) m_t * power > t;
 
 		if (j <= top)
 		{
-			/* the old intervals out, the new ones in, at their values now */
-			for (int pass = 0; pass < 2; pass++)
+			int64_t		power = powers[j];
+
+			/*
+			 * the interval of item t at this level, from t - 1's digits; open
+			 * after t unless t is its last item
+			 */
+			int64_t		above = c_old + d_old;	/* p_j(t - 1) / k^j */
+			int64_t		rest = (t - 1) - above * power;
+			int64_t		m_t = above + (rest < 0 ? -1 : 0) + 1;
+			bool		t_open = (dp_int128) m_t * power > t;
+
+			if (c_old == c_new)
 			{
-				int64_t		d = pass == 0 ? d_old : d_new;
-				int64_t		c = pass == 0 ? c_old : c_new;
-				bool		add = (pass == 1) == (d > 0);
-				int64_t		first = d > 0 ? c + 1 : c + d + 1;
-				int64_t		n = d > 0 ? d : -d;
-				int64_t		rest_m = first % w;
-				int			slot;
-
-				if (rest_m < 0)
-					rest_m += w;
-				slot = tree->first + j * w + (int) rest_m;
-				for (int64_t i = 0; i < n; i++)
-				{
-					int64_t		m = first + i;
-					dp_int128	v = counter->nodes[slot];
-
-					if (t_open && m == m_t)
-						v = dp_counter_add(counter, v, counter->running_total);
-					release = add ? dp_counter_add(counter, release, v) :
-						dp_counter_sub(counter, release, v);
-					if (++slot == tree->first + (j + 1) * w)
-						slot = tree->first + j * w;
-				}
+				/*
+				 * the same start (the top level that changed: its digit
+				 * went up by one): the signed intervals differ by +1 on
+				 * (c + d_old, c + d_new] whatever the digits' signs
+				 */
+				release = signed_range(counter, tree, release, j,
+									   c_new + (d_old < d_new ? d_old : d_new) + 1,
+									   d_new - d_old, t_open, m_t);
+			}
+			else
+			{
+				/* a carry went through: the old intervals out, the new ones in */
+				release = signed_range(counter, tree, release, j,
+									   d_old > 0 ? c_old + 1 : c_old + d_old + 1,
+									   -d_old, t_open, m_t);
+				release = signed_range(counter, tree, release, j,
+									   d_new > 0 ? c_new + 1 : c_new + d_new + 1,
+									   d_new, t_open, m_t);
 			}
 		}
 		if (j > 0)
