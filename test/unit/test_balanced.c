@@ -90,6 +90,43 @@ test_incremental(int64_t horizon, int64_t arity, int64_t max_per_step)
 	free(other);
 }
 
+/*
+ * The bounded kind's push (from the digits) against the tree push the
+ * unbounded kind shares: a copy of the counter and of the random stream,
+ * stepped by dp_balanced_tree_push and dp_balanced_tree_release, must hold
+ * the same nodes, total and release after every step.
+ */
+static void
+test_push_equals_tree_push(int64_t horizon, int64_t arity)
+{
+	dp_counter *a = new_counter(horizon, arity, 3);
+	size_t		size = dp_counter_size(&a->mechanism);
+	dp_counter *b = malloc(size);
+	int64_t		mismatches = 0;
+
+	for (int64_t t = 1; t <= horizon; t++)
+	{
+		int64_t		value = (int64_t) dp_random_below(&rng, 4);
+		dp_random	copy = rng;
+		dp_balanced_tree tree = tree_of(a);
+
+		memcpy(b, a, size);
+		dp_counter_push(a, value, &rng);
+		b->steps++;
+		dp_balanced_tree_push(b, &tree, b->steps, value, &copy);
+		b->release = dp_balanced_tree_release(b, &tree, b->steps);
+		mismatches += memcmp(a->nodes, b->nodes, sizeof(dp_int128) * a->kind_nodes) != 0 ||
+			a->running_total != b->running_total || a->release != b->release ||
+			memcmp(&rng, &copy, sizeof(rng)) != 0;
+	}
+	tap_ok(mismatches == 0,
+		   "balanced(horizon=%lld, arity=%lld): the push from the digits leaves the nodes, the total, "
+		   "the release and the random stream as the shared tree push does (%lld mismatches)",
+		   (long long) horizon, (long long) arity, (long long) mismatches);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -110,5 +147,9 @@ main(void)
 	test_incremental(1984, 63, 1);
 	test_incremental(200000, 7, 2);
 	test_incremental(300000, dp_balanced_default_arity(300000), 1);
+	test_push_equals_tree_push(1000, 3);
+	test_push_equals_tree_push(2000, 5);
+	test_push_equals_tree_push(365, 29);
+	test_push_equals_tree_push(50000, 21);
 	return tap_done();
 }

@@ -143,6 +143,8 @@ whole_tree(const dp_counter *counter)
 	return tree;
 }
 
+static void balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree,
+									  int64_t t, int64_t value, dp_random *rng);
 static dp_int128 balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree,
 									   int64_t t, dp_int128 before);
 
@@ -160,7 +162,7 @@ balanced_push(dp_counter *counter, int64_t value, dp_random *rng)
 	dp_balanced_tree tree = whole_tree(counter);
 
 	counter->steps++;
-	dp_balanced_tree_push(counter, &tree, counter->steps, value, rng);
+	balanced_tree_push_digits(counter, &tree, counter->steps, value, rng);
 	/* from the release before: only the levels whose digit changed */
 	counter->release = balanced_release_next(counter, &tree, counter->steps, counter->release);
 }
@@ -400,6 +402,57 @@ digits_of_step(int64_t t, int64_t k, int levels)
  * powers, the interval of t and the open interval come from the digits.
  * k^levels fits int64 (balanced_validate).
  */
+/*
+ * dp_balanced_tree_push for the whole tree of the bounded kind, in the same
+ * order (the opening intervals, the step's value, the closing intervals
+ * with the noise of those entering the window), from the digits of t and
+ * t - 1 (which the release needs next anyway): k^j divides t - 1 exactly
+ * when its j lowest digits are 0, so the levels that open or close are read
+ * off the digits, level 0's interval is t itself, and its slots need one
+ * division for the step; a level above 0 divides only when it opens or
+ * closes.
+ */
+static void
+balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
+						  int64_t value, dp_random *rng)
+{
+	int64_t		k = tree->arity;
+	int			w = window(tree);
+	const digit_pair *pair = digits_of_step(t, k, tree->levels);
+	int64_t		rest = t % w;
+	int			slot_t = tree->first + (int) rest;	/* level 0, interval t */
+	int			slot_enter = tree->first + (int) (rest + k >= w ? rest + k - w : rest + k);
+	int64_t		power = k;
+
+	/* level 0: interval t opens with item t */
+	counter->nodes[slot_t] = dp_counter_sub(counter, counter->nodes[slot_t], counter->running_total);
+	for (int level = 1; level < tree->levels && pair->before[level - 1] == 0;
+		 level++, power = saturating_times(power, k))
+	{
+		int			slot = slot_of(tree, level, (t - 1) / power + 1);
+
+		counter->nodes[slot] = dp_counter_sub(counter, counter->nodes[slot],
+											  counter->running_total);
+	}
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
+
+	/* level 0: interval t closes; t + k enters the window */
+	counter->nodes[slot_t] = dp_counter_add(counter, counter->nodes[slot_t], counter->running_total);
+	counter->nodes[slot_enter] = t + k < 1 ? 0 :
+		dp_counter_noise(counter, rng, &tree->scale, slot_enter, DP_NOISE_OPEN, 0);
+	power = k;
+	for (int level = 1; level < tree->levels && pair->now[level - 1] == 0;
+		 level++, power = saturating_times(power, k))
+	{
+		int64_t		f = t / power;
+		int			slot = slot_of(tree, level, f);
+
+		counter->nodes[slot] = dp_counter_add(counter, counter->nodes[slot],
+											  counter->running_total);
+		enter(counter, tree, level, f + k, rng);
+	}
+}
+
 /*
  * release plus (n > 0) or minus (n < 0) the values now of the |n|
  * consecutive intervals of a level from interval first on; the open one,
