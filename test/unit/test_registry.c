@@ -78,6 +78,75 @@ validate(dp_mechanism mechanism, const char **field)
 	return dp_mechanism_validate(&mechanism, field);
 }
 
+/* the placeholders src/pg/dp_errors.c fills (fill_template) */
+static const char *const placeholders[] = {
+	"name", "kind", "value", "max", "max_plain", "horizon", "horizon_limit", "horizon_max",
+	"horizon_max_levels", "tree_levels", "epsilon", "shape", "past", "epsilon_min",
+	"epsilon_max", "pan_private_kinds"
+};
+
+/* every {placeholder} of a registry text is one dp_errors.c knows */
+static bool
+template_known(const char *text)
+{
+	const char *p = text;
+
+	while (p && (p = strchr(p, '{')) != NULL)
+	{
+		const char *end = strchr(p, '}');
+		bool		known = false;
+
+		if (end == NULL)
+			return false;
+		for (size_t i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++)
+			if (strlen(placeholders[i]) == (size_t) (end - p - 1) &&
+				strncmp(placeholders[i], p + 1, end - p - 1) == 0)
+				known = true;
+		if (!known)
+			return false;
+		p = end + 1;
+	}
+	return true;
+}
+
+/*
+ * Each kind's parameters are the ones its text form names (block_name,
+ * shape_name), each with a range and a hint, and its texts use only known
+ * placeholders.
+ */
+static void
+check_facts(const dp_counter_kind *kind)
+{
+	const dp_kind_parameter *parameter;
+	const dp_kind_refusal *refusal;
+	bool		block_declared = false,
+				shape_declared = false,
+				texts_known = true,
+				complete = true;
+
+	for (parameter = kind->parameters; parameter && parameter->name; parameter++)
+	{
+		if (parameter->real ? (kind->shape_name && strcmp(parameter->name, kind->shape_name) == 0) :
+			(kind->has_block && strcmp(parameter->name, kind->block_name) == 0))
+			*(parameter->real ? &shape_declared : &block_declared) = true;
+		else
+			complete = false;
+		if (parameter->range == NULL || parameter->hint == NULL)
+			complete = false;
+		texts_known &= template_known(parameter->range) && template_known(parameter->hint) &&
+			template_known(parameter->message) && template_known(parameter->detail);
+	}
+	for (refusal = kind->refusals; refusal && refusal->status != DP_OK; refusal++)
+		texts_known &= refusal->field != NULL && refusal->message != NULL &&
+			template_known(refusal->message) && template_known(refusal->detail) &&
+			template_known(refusal->hint);
+	tap_ok(complete && block_declared == kind->has_block && shape_declared == (kind->shape_name != NULL),
+		   "%s: its parameters are declared in the registry, each with a range and a hint", kind->name);
+	tap_ok(texts_known, "%s: its texts use only the placeholders dp_errors.c fills", kind->name);
+	tap_ok(kind->horizon_max == 0 || (kind->refusals && kind->refusals->status != DP_OK),
+		   "%s: a horizon narrower than the common one has a refusal that states it", kind->name);
+}
+
 int
 main(void)
 {
@@ -88,6 +157,8 @@ main(void)
 	dp_status	at,
 				beyond;
 
+	for (size_t i = 0; dp_counter_kind_at(i) != NULL; i++)
+		check_facts(dp_counter_kind_at(i));
 	check_list(DP_FLAG_KEYED, "keyed");
 	check_list(DP_FLAG_PERSON, "person level");
 	check_list(DP_FLAG_ZCDP, "rho");
