@@ -7,7 +7,8 @@ DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0
        sql/dp_stream--0.7.0--0.8.0.sql sql/dp_stream--0.8.0--0.9.0.sql \
        sql/dp_stream--0.9.0--0.10.0.sql sql/dp_stream--0.10.0--0.11.0.sql \
        sql/dp_stream--0.11.0--0.12.0.sql sql/dp_stream--0.12.0--0.13.0.sql \
-       sql/dp_stream--0.13.0--0.14.0.sql sql/dp_stream--0.14.0--0.15.0.sql
+       sql/dp_stream--0.13.0--0.14.0.sql sql/dp_stream--0.14.0--0.15.0.sql \
+       sql/dp_stream--0.15.0--0.16.0.sql
 MODULE_big = dp_stream
 
 # src/core: one directory per concern (noise, mechanisms, statistics, codec,

@@ -57,12 +57,12 @@ dp_kinds_accepting_text(uint32 flags, const char *conjunction)
 }
 
 /*
- * Fills a template of the registry (dp_counter_kind.h: dp_kind_parameter,
+ * Fills a template of the registry (also for dp_mechanisms()) (dp_counter_kind.h: dp_kind_parameter,
  * dp_kind_refusal): each {placeholder} becomes a fact of the mechanism, its
  * kind or the core's limits, so that the kinds' own texts state no number.
  */
-static char *
-fill_template(const char *template, const dp_mechanism *mechanism,
+char *
+dp_fill_template(const char *template, const dp_mechanism *mechanism,
 			  const dp_counter_kind *kind, const dp_kind_parameter *parameter)
 {
 	StringInfoData text;
@@ -139,25 +139,25 @@ report_kind_refusal(dp_status status, const char *field, const dp_mechanism *mec
 			ereport(ERROR,
 					(errcode(status == DP_ERROR_OPTION ? ERRCODE_FEATURE_NOT_SUPPORTED :
 							 ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s", fill_template(refusal->message, mechanism, kind, NULL)),
+					 errmsg("%s", dp_fill_template(refusal->message, mechanism, kind, NULL)),
 					 refusal->detail ?
-					 errdetail("%s", fill_template(refusal->detail, mechanism, kind, NULL)) : 0,
+					 errdetail("%s", dp_fill_template(refusal->detail, mechanism, kind, NULL)) : 0,
 					 refusal->hint ?
-					 errhint("%s", fill_template(refusal->hint, mechanism, kind, NULL)) : 0));
+					 errhint("%s", dp_fill_template(refusal->hint, mechanism, kind, NULL)) : 0));
 	if (status != DP_ERROR_BLOCK)
 		return;
 	for (parameter = kind->parameters; parameter && parameter->name; parameter++)
 		if (strcmp(parameter->name, field) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s", fill_template(parameter->message ? parameter->message :
+					 errmsg("%s", dp_fill_template(parameter->message ? parameter->message :
 												psprintf("{name} must be %s", parameter->range),
 												mechanism, kind, parameter)),
-					 errdetail("%s", fill_template(parameter->detail ? parameter->detail :
+					 errdetail("%s", dp_fill_template(parameter->detail ? parameter->detail :
 												   "{name} was {value}.",
 												   mechanism, kind, parameter)),
 					 parameter->hint ?
-					 errhint("%s", fill_template(parameter->hint, mechanism, kind, parameter)) : 0));
+					 errhint("%s", dp_fill_template(parameter->hint, mechanism, kind, parameter)) : 0));
 }
 
 void
