@@ -29,7 +29,10 @@ BEGIN
   ELSIF kind = 'expiring_baseline' THEN
     RETURN dp_expiring_baseline(1.0, 1024, 1, epsilon_past => 0.5, window_size => 7);
   END IF;
-  RETURN dp_mechanism_of(kind, 1.0, CASE WHEN bounded THEN 1024 END, 1);
+  -- balanced with an arity of its own: dp_auto's choice (the default arity)
+  -- is chosen again under an option it refuses (registry.sql)
+  RETURN dp_mechanism_of(kind, 1.0, CASE WHEN bounded THEN 1024 END, 1,
+                         CASE WHEN kind LIKE 'balanced%' THEN 5 END);
 EXCEPTION WHEN OTHERS THEN
   RETURN NULL;
 END $$;

@@ -40,3 +40,27 @@ SELECT dp_expiring_baseline(1.0, 100, 1, epsilon_past => 0.5, window_size => 0);
 SELECT dp_expiring(1e-11, 1, lambda => 0.1);
 SELECT dp_blt(rho => 0.5, horizon => 2199023255553);
 SELECT dp_pan_private(dp_ppcum(1, 10, 1));
+
+-- dp_auto with options: a wrapper whose option dp_auto's kind refuses
+-- chooses again among the kinds that accept it (lowest rank), says so in
+-- a NOTICE, and the text shows the kind
+SELECT dp_keyed(dp_auto(1.0, 365, 50), 'k');
+SELECT dp_pan_private(dp_auto(1.0, 365, 50));
+SELECT dp_pan_private(dp_auto(1.0, NULL, 50));
+SELECT dp_keyed(dp_person_level(dp_auto(1.0, 365, 100), 3), 'k');
+SELECT dp_person_level(dp_keyed(dp_auto(1.0, NULL, 100), 'k'), 3);
+-- the choice is the registry's: the lowest rank among the kinds with the options
+SELECT (SELECT kind FROM dp_mechanisms() WHERE bounded AND auto_rank IS NOT NULL
+          AND options @> '{keyed,pan_private}' ORDER BY auto_rank LIMIT 1)
+       = split_part(dp_keyed(dp_auto(1.0, 365, 50), 'k')::text, '(', 1) AS keyed_choice_is_the_registrys;
+-- options dp_auto's kind accepts keep it
+SELECT dp_person_level(dp_auto(1.0, 365, 100), 3), dp_consistent(dp_auto(1.0, 365, 50));
+-- a balanced mechanism with an arity of its own is refused as before
+SELECT dp_keyed(dp_balanced(1.0, 365, 50, arity => 5), 'k');
+SELECT dp_pan_private(dp_balanced_unbounded(1.0, 50, 7));
+-- rho: dp_auto is epsilon only, a rho mechanism is never chosen again
+SELECT dp_pan_private(dp_zcdp_mechanism_of('balanced', 0.5, 365, 1));
+-- counting with dp_auto and an option runs end to end
+SELECT split_part(dp_mechanism(dp_count_state(v, dp_pan_private(dp_auto(1.0, 30, 5)) ORDER BY t))::text, '(', 1) AS kind,
+       dp_steps(dp_count_state(v, dp_pan_private(dp_auto(1.0, 30, 5)) ORDER BY t)) AS steps
+FROM (VALUES (1, 2), (2, 3), (3, 1)) AS d(t, v);
