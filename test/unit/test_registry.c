@@ -147,6 +147,47 @@ check_facts(const dp_counter_kind *kind)
 		   "%s: a horizon narrower than the common one has a refusal that states it", kind->name);
 }
 
+/*
+ * dp_auto's choice (dp_counter_kind_auto): for each boundedness and set of
+ * options, a ranked kind of that boundedness that accepts them all, with no
+ * lower-ranked one that does; without options, balanced digits (dp_auto's
+ * documented default).
+ */
+static void
+check_auto(void)
+{
+	const uint32_t option_sets[] = {
+		0, DP_FLAG_PAN_PRIVATE, DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, DP_FLAG_PERSON,
+		DP_FLAG_PERSON | DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, DP_FLAG_CONSISTENT
+	};
+
+	for (int bounded = 0; bounded <= 1; bounded++)
+		for (size_t s = 0; s < sizeof(option_sets) / sizeof(option_sets[0]); s++)
+		{
+			uint32_t	flags = option_sets[s];
+			const dp_counter_kind *chosen = dp_counter_kind_auto(bounded, flags);
+			bool		lowest = chosen != NULL;
+
+			for (size_t i = 0; chosen && dp_counter_kind_at(i) != NULL; i++)
+			{
+				const dp_counter_kind *kind = dp_counter_kind_at(i);
+
+				if (kind->auto_rank > 0 && kind->bounded == (bool) bounded &&
+					(kind->accepted_flags & flags) == flags && kind->auto_rank < chosen->auto_rank)
+					lowest = false;
+			}
+			tap_ok(lowest && chosen->bounded == (bool) bounded && chosen->auto_rank > 0 &&
+				   (chosen->accepted_flags & flags) == flags,
+				   "dp_auto's choice, %s, options 0x%x: %s, the lowest-ranked kind that accepts them",
+				   bounded ? "bounded" : "unbounded", (unsigned) flags, chosen ? chosen->name : "none");
+		}
+	tap_ok(dp_counter_kind_auto(true, 0)->kind == DP_MECHANISM_BALANCED &&
+		   dp_counter_kind_auto(false, 0)->kind == DP_MECHANISM_BALANCED_UNBOUNDED,
+		   "without options dp_auto's choice is balanced digits (bounded and unbounded)");
+	tap_ok(dp_counter_kind_auto(false, DP_FLAG_ZCDP | DP_FLAG_PAN_PRIVATE) == NULL,
+		   "no kind is chosen for options no ranked kind accepts together (unbounded, rho, pan-private)");
+}
+
 int
 main(void)
 {
@@ -159,6 +200,7 @@ main(void)
 
 	for (size_t i = 0; dp_counter_kind_at(i) != NULL; i++)
 		check_facts(dp_counter_kind_at(i));
+	check_auto();
 	check_list(DP_FLAG_KEYED, "keyed");
 	check_list(DP_FLAG_PERSON, "person level");
 	check_list(DP_FLAG_ZCDP, "rho");
