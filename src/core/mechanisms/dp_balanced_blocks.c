@@ -240,7 +240,7 @@ static const dp_kind_parameter blocks_parameters[] = {
 		.message = "arity out of range for this mechanism",
 		.detail = "arity was {value}; it must be odd, at least 3, and small enough for the nodes of a stream of {horizon_limit} steps.",
 	.hint = "Leave arity out to get the default."},
-	{0}
+	{.name = NULL}
 };
 
 const dp_counter_kind dp_balanced_blocks_kind = {

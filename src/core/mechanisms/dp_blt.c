@@ -1094,7 +1094,7 @@ static const dp_kind_refusal blt_refusals[] = {
 	{DP_ERROR_HORIZON, "horizon", "the {kind} mechanism's horizon must be between 1 and {horizon_max}",
 		"horizon was {horizon}.",
 	"Beyond {horizon_max} steps the encoder's fixed point would cost accuracy; use binary or balanced with rho."},
-	{DP_OK}
+	{.status = DP_OK}
 };
 
 const dp_counter_kind dp_blt_kind = {

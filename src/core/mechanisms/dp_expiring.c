@@ -200,14 +200,14 @@ static const dp_kind_parameter expiring_parameters[] = {
 	{.name = "lambda", .real = true, .range = "greater than 0 and at most {max_plain}",
 		.default_text = NULL,
 	.hint = "lambda sets how fast privacy expires: an item d steps old loses about epsilon log2(d)^lambda / lambda (docs/expiration.md)."},
-	{0}
+	{.name = NULL}
 };
 
 static const dp_kind_refusal expiring_refusals[] = {
 	{DP_ERROR_EPSILON, "epsilon_for_lambda", "epsilon is too small for this lambda",
 		"With lambda {shape} below 1 the top level's budget, epsilon * {tree_levels}^(lambda - 1), must be at least {epsilon_min}.",
 	"Raise epsilon or lambda."},
-	{DP_OK}
+	{.status = DP_OK}
 };
 
 const dp_counter_kind dp_expiring_kind = {

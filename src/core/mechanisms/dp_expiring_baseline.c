@@ -171,7 +171,7 @@ static const dp_kind_parameter baseline_parameters[] = {
 		.range = "such that epsilon_past = epsilon * past_ratio is between {epsilon_min} and {epsilon_max}",
 		.default_text = NULL,
 	.hint = "epsilon_past is what an item loses in addition once it is older than the window."},
-	{0}
+	{.name = NULL}
 };
 
 static const dp_kind_refusal baseline_refusals[] = {
@@ -181,7 +181,7 @@ static const dp_kind_refusal baseline_refusals[] = {
 	{DP_ERROR_HORIZON, "horizon", "the {kind} mechanism's horizon must be between 1 and {horizon_max}",
 		"horizon was {horizon}.",
 	"Its tree has one level per bit of the horizon, at most {horizon_max_levels}."},
-	{DP_OK}
+	{.status = DP_OK}
 };
 
 const dp_counter_kind dp_expiring_baseline_kind = {

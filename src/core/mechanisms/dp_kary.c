@@ -254,7 +254,7 @@ static const dp_kind_parameter kary_parameters[] = {
 		.message = "arity out of range for this mechanism and horizon",
 		.detail = "arity was {value}, horizon {horizon}.",
 	.hint = "Leave arity out to get the one with the least mean variance for the horizon."},
-	{0}
+	{.name = NULL}
 };
 
 const dp_counter_kind dp_kary_kind = {

@@ -104,7 +104,7 @@ static const dp_kind_parameter two_level_parameters[] = {
 		.default_text = "ceil(sqrt(horizon))",
 		.detail = "block was {value}, horizon {horizon}.",
 	.hint = "Leave block out to get ceil(sqrt(horizon)), the size that balances the two levels."},
-	{0}
+	{.name = NULL}
 };
 
 const dp_counter_kind dp_two_level_kind = {
