@@ -40,6 +40,7 @@ REGRESS += publications publication_persons
 REGRESS += refusals
 REGRESS += mechanism_kinds
 REGRESS += review25
+REGRESS += registry
 REGRESS_OPTS = --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read
