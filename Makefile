@@ -1,13 +1,14 @@
 # dp_stream: PGXS build, plus the project's test, demo and bench entry points.
 
 EXTENSION = dp_stream
-DATA = sql/dp_stream--0.1.0.sql sql/dp_stream--0.1.0--0.2.0.sql sql/dp_stream--0.2.0--0.3.0.sql \
-       sql/dp_stream--0.3.0--0.4.0.sql sql/dp_stream--0.4.0--0.5.0.sql \
-       sql/dp_stream--0.5.0--0.6.0.sql sql/dp_stream--0.6.0--0.7.0.sql \
-       sql/dp_stream--0.7.0--0.8.0.sql sql/dp_stream--0.8.0--0.9.0.sql \
-       sql/dp_stream--0.9.0--0.10.0.sql sql/dp_stream--0.10.0--0.11.0.sql \
-       sql/dp_stream--0.11.0--0.12.0.sql sql/dp_stream--0.12.0--0.13.0.sql \
-       sql/dp_stream--0.13.0--0.14.0.sql sql/dp_stream--0.14.0--0.15.0.sql
+# The version is the one of dp_stream.control (META.json is checked against
+# it by test/docs.sh).  A fresh CREATE EXTENSION runs the full script of that
+# version, a copy of the readable source sql/dp_stream.sql built here (as
+# pgvector builds sql/vector--<version>.sql); 0.1.0's script and the update
+# scripts bring older databases up to it.
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = sql/$(EXTENSION)--0.1.0.sql $(wildcard sql/$(EXTENSION)--*--*.sql)
 MODULE_big = dp_stream
 
 # src/core: one directory per concern (noise, mechanisms, statistics, codec,
@@ -209,3 +210,6 @@ demo:
 bench:
 	bench/run.sh
 
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
