@@ -30,20 +30,19 @@ DP_WERROR ?=
 PG_CFLAGS = -Wall -Wextra $(DP_WERROR) -Wno-unused-parameter -Wno-missing-field-initializers \
             -Wno-sign-compare -Wno-implicit-fallthrough -Wno-cast-function-type
 
-# make installcheck: the regression suite against an installed server, as a
-# superuser (the tests set dp_stream.seed, create roles and reinstall the
-# extension); scripts/test.sh runs the same files in a throwaway cluster.
-REGRESS = argument_order binary_mechanism catalog managed_streams mechanisms planning privacy_unit randomized_response \
-          sealing security seed_setting statistics upgrade zcdp expiring sampler ledger
-REGRESS += secret_readers secret_snapshots stream_identity null_arguments keyed_partitions attack_states
-REGRESS += publications publication_persons
-REGRESS += refusals
-REGRESS += mechanism_kinds
-REGRESS += review25
-REGRESS_OPTS = --dbname=dp_stream_regress
+# make installcheck: the regression suite of test/regress/ (sql/ inputs,
+# expected/ outputs) against an installed server, as a superuser (the tests
+# set dp_stream.seed, create roles and reinstall the extension); run from
+# the top of the tree (test/fixtures/ is read from there).  scripts/test.sh
+# runs the same files in a throwaway cluster.
+# every test, in alphabetical order as scripts/test.sh runs them
+# (upgrade.out shows NOTICEs about objects earlier tests left)
+REGRESS = $(sort $(basename $(notdir $(wildcard test/regress/sql/*.sql))))
+REGRESS_OPTS = --inputdir=test/regress --outputdir=test/regress --dbname=dp_stream_regress
 
 # set before the include: pgxs.mk tests it with ifdef while it is read
-EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log results regression.diffs regression.out \
+EXTRA_CLEAN = $(UNIT_TESTS) test/unit/*.asan test/unit/*.asan.log test/regress/results test/regress/regression.diffs \
+              test/regress/regression.out \
               $(FUZZ_BUILD) bench/out
 
 PG_CONFIG ?= pg_config

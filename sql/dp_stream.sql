@@ -3,9 +3,10 @@
 -- sql/dp_stream--<version>.sql (the version of dp_stream.control), which a
 -- fresh CREATE EXTENSION runs.  Databases made by older versions reach the
 -- same catalog through sql/dp_stream--0.1.0.sql and the update scripts;
--- sql/upgrade.sql compares the two, object by object.  A change
--- here therefore goes with an update script that makes the same change
--- (docs/design.md, "Contributor checklist").
+-- test/regress/sql/upgrade.sql compares the two, object by object.  A
+-- change here therefore goes with an update script that makes the same
+-- change (docs/design.md, "Contributor checklist").  Function bodies are
+-- compared too, comments in them included.
 --
 -- Sections: schemas and roles; types; mechanisms; options of a mechanism;
 -- privacy accounting and error analysis; counting states; sums, averages
