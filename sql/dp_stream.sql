@@ -17,10 +17,11 @@
 
 \echo Use "CREATE EXTENSION dp_stream" to load this file. \quit
 
--- SQL function bodies name functions defined in later sections (as
--- pg_dump's output does): they are checked when first called, not here.
--- PostgreSQL restores the setting when the script ends.
-SET check_function_bodies = off;
+-- SQL function bodies name functions defined in later sections (as in
+-- pg_dump's output): they are checked when first called, not here.  SET
+-- LOCAL in an extension script lasts until the script ends (a plain SET
+-- would outlive CREATE EXTENSION in the session).
+SET LOCAL check_function_bodies = off;
 
 -- =========================================================================
 -- Schemas and roles

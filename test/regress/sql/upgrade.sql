@@ -184,6 +184,9 @@ DROP TABLE kept;
 DROP ROLE dp_upgrade_job;
 DROP EXTENSION dp_stream;
 CREATE EXTENSION dp_stream;
+-- the full script's own settings end with it
+SELECT current_setting('check_function_bodies') AS check_function_bodies,
+       current_setting('search_path') AS search_path;
 CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.dp_catalog();
 CREATE FUNCTION pg_temp.dp_catalog_differences()
 RETURNS TABLE (kind text, object text, only_in text) LANGUAGE sql AS $$
