@@ -2779,12 +2779,18 @@ CREATE TRIGGER streams_name_check BEFORE INSERT ON dp_stream.streams FOR EACH RO
 -- =========================================================================
 -- Grants
 -- =========================================================================
--- Everything not listed here is the extension owner's only.  PUBLIC may call
--- the functions of @extschema@ (PostgreSQL's default); dp_stream_admin runs the
--- catalog's entry points, dp_stream_reader reads releases.
+-- PostgreSQL's defaults hold for everything not named here: PUBLIC may call
+-- a function (every function of @extschema@, and dp_stream's entry points,
+-- which check their caller), and a table or view is its owner's only.
+-- dp_stream_admin runs the catalog's administrative functions,
+-- dp_stream_reader reads releases.
 
+-- Both catalog schemas are visible to every role; what they hold is not.
 GRANT USAGE ON SCHEMA dp_stream TO PUBLIC;
 GRANT USAGE ON SCHEMA dp_stream_private TO PUBLIC;
+
+-- Internal functions of the catalog: called by the extension's own
+-- functions and triggers, by no role directly.
 REVOKE ALL ON FUNCTION dp_stream.bind_stream(state @extschema@.dp_counter, stream_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.bind_stream(state @extschema@.dp_statistic, stream_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.keyed_noise_secret() FROM PUBLIC;
@@ -2806,6 +2812,14 @@ REVOKE ALL ON FUNCTION dp_stream.refuse_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.drop_secret(secret_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.rotate_secret() FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.use_table_sampler_for_keyed_noise() FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.push_period(s dp_stream.streams, period timestamp without time zone, value double precision, filled_without_data boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.stream_for_advance(name text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.citus_absorb() FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.citus_sync(explicit boolean) FROM PUBLIC;
+
+-- The administrative functions behind dp_stream's wrappers: for
+-- dp_stream_admin (the wrappers, which PUBLIC may call, check the caller
+-- first: dp_stream.require_admin).
 REVOKE ALL ON FUNCTION dp_stream_private.budget(dataset text, OUT total_epsilon numeric, OUT spent_epsilon numeric, OUT remaining_epsilon numeric, OUT charges bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION dp_stream_private.budget(dataset text, OUT total_epsilon numeric, OUT spent_epsilon numeric, OUT remaining_epsilon numeric, OUT charges bigint) TO dp_stream_admin;
 REVOKE ALL ON FUNCTION dp_stream_private.charge(dataset text, epsilon double precision, purpose text) FROM PUBLIC;
@@ -2816,8 +2830,6 @@ REVOKE ALL ON FUNCTION dp_stream_private.create_key(key text, mechanism @extsche
 GRANT ALL ON FUNCTION dp_stream_private.create_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean) TO dp_stream_admin;
 REVOKE ALL ON FUNCTION dp_stream_private.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, computes text) FROM PUBLIC;
 GRANT ALL ON FUNCTION dp_stream_private.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, computes text) TO dp_stream_admin;
-REVOKE ALL ON FUNCTION dp_stream.push_period(s dp_stream.streams, period timestamp without time zone, value double precision, filled_without_data boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dp_stream.stream_for_advance(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream_private.advance(name text, observations dp_stream.observation[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION dp_stream_private.advance(name text, observations dp_stream.observation[]) TO dp_stream_admin;
 REVOKE ALL ON FUNCTION dp_stream_private.advance(name text, period timestamp without time zone, value double precision) FROM PUBLIC;
@@ -2830,10 +2842,10 @@ REVOKE ALL ON FUNCTION dp_stream_private.publish(publication text, period timest
 GRANT ALL ON FUNCTION dp_stream_private.publish(publication text, period timestamp without time zone, observations dp_stream.observation[], through timestamp without time zone, fill_missing boolean) TO dp_stream_admin;
 REVOKE ALL ON FUNCTION dp_stream_private.register_publication(name text, mechanism @extschema@.dp_mechanism, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean, computes text, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, first_period timestamp without time zone, period_length interval, dataset text) FROM PUBLIC;
 GRANT ALL ON FUNCTION dp_stream_private.register_publication(name text, mechanism @extschema@.dp_mechanism, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean, computes text, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, first_period timestamp without time zone, period_length interval, dataset text) TO dp_stream_admin;
-REVOKE ALL ON FUNCTION dp_stream.citus_absorb() FROM PUBLIC;
-REVOKE ALL ON FUNCTION dp_stream.citus_sync(explicit boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream_private.citus_sync_secrets() FROM PUBLIC;
 GRANT ALL ON FUNCTION dp_stream_private.citus_sync_secrets() TO dp_stream_admin;
+
+-- What the two roles read.
 GRANT SELECT ON TABLE dp_stream.releases TO dp_stream_reader;
 GRANT SELECT ON TABLE dp_stream.releases TO dp_stream_admin;
 GRANT SELECT ON TABLE dp_stream.budgets TO dp_stream_admin;
@@ -2846,6 +2858,7 @@ GRANT SELECT ON TABLE dp_stream.publication_releases TO dp_stream_admin;
 GRANT SELECT ON TABLE dp_stream.spending TO dp_stream_admin;
 GRANT SELECT ON TABLE dp_stream.stream_list TO dp_stream_reader;
 GRANT SELECT ON TABLE dp_stream.stream_list TO dp_stream_admin;
+
 -- The catalog's streams, secrets, persons' contributions and Citus's
 -- transfer table: no privilege for PUBLIC, stated (as the update scripts
 -- stated it) rather than left to the default.
