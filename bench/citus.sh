@@ -12,8 +12,8 @@
 #     releases written, the states swapped, in one transaction
 #     (docs/citus.md, "Stored states"); wall time.
 # Writes bench/out/citus.txt.  BENCH_CITUS_METERS (default 2000) x
-# BENCH_CITUS_DAYS (365) rows for the first, BENCH_CITUS_REPS (3),
-# BENCH_CITUS_PARTITIONS (100000) with BENCH_CITUS_HISTORY (30) days of
+# BENCH_CITUS_DAYS (365) rows for the first, BENCH_CITUS_REPS (7),
+# BENCH_CITUS_SHARDS (32) shards, BENCH_CITUS_PARTITIONS (100000) with BENCH_CITUS_HISTORY (30) days of
 # history for the second; BENCH_QUICK=1 for a small run.  The extension
 # must be installed (make install).
 set -uo pipefail
@@ -29,14 +29,14 @@ dp_citus_install "$DP_CITUS_BUILT" || { echo "bench/citus.sh: cannot install Cit
 
 meters=${BENCH_CITUS_METERS:-2000}
 days=${BENCH_CITUS_DAYS:-365}
-reps=${BENCH_CITUS_REPS:-3}
+reps=${BENCH_CITUS_REPS:-7}
 partitions=${BENCH_CITUS_PARTITIONS:-100000}
 history=${BENCH_CITUS_HISTORY:-30}
 if [ -n "${BENCH_QUICK:-}" ]; then meters=200; days=60; reps=2; partitions=5000; history=10; fi
 
 export PGOPTIONS='-c client_min_messages=warning'
 DP_CITUS_CONF="autovacuum = off
-citus.shard_count = 32"
+citus.shard_count = ${BENCH_CITUS_SHARDS:-32}"
 dp_citus_start 2 >/dev/null 2>&1 || { echo "bench/citus.sh: the cluster did not start"; exit 1; }
 hz=$(getconf CLK_TCK)
 out=bench/out/citus.txt
@@ -69,27 +69,57 @@ SQL
 sql -c "VACUUM ANALYZE readings_local" -c "VACUUM ANALYZE readings"
 
 window="dp_count(v, dp_keyed($key, 'bench_meters', partition => meter)) OVER (PARTITION BY meter ORDER BY day)"
+plain="count(v) OVER (PARTITION BY meter ORDER BY day)"
 rows=$((meters * days))
-{
-  echo "# dp_stream on Citus: $(pg_config --version), Citus $(dp_citus_version), coordinator + 2 workers, $(nproc) cores"
-  echo "# keyed per-meter window, $meters meters x $days days = $rows rows; CPU of all server processes"
-  printf "%-10s %4s %10s %10s %12s %s\n" where rep cpu_s wall_s cpu_us_row sum
-} | tee "$out"
-for ((rep = 1; rep <= reps; rep++)); do
-  for table in readings_local readings; do
-    sleep 1
+ticks_script=$(mktemp)  # cpu_ticks and the time, for psql's \!
+{ declare -f cpu_ticks; echo 'cpu_ticks; date +%s.%N'; } >"$ticks_script"
+measure() {  # measure WHERE WHAT REP TABLE EXPRESSION [warm]: one line of the table
+  local before after start end sum ticks_file
+  sleep 1
+  if [ "${6:-}" = warm ]; then
+    # the same query twice in one session: only the second is measured,
+    # its connections to the workers already open
+    ticks_file=$(mktemp)
+    sum=$(psql -X -At <<SQL
+\o /dev/null
+SELECT sum(r) FROM (SELECT $5 AS r FROM $4) x;
+\o
+\! DP_CITUS_DIR=$DP_CITUS_DIR bash $ticks_script >$ticks_file
+SELECT sum(r) FROM (SELECT $5 AS r FROM $4) x;
+\! sleep 1; DP_CITUS_DIR=$DP_CITUS_DIR bash $ticks_script >>$ticks_file
+SQL
+)
+    before=$(sed -n 1p "$ticks_file"); start=$(sed -n 2p "$ticks_file")
+    after=$(sed -n 3p "$ticks_file"); end=$(sed -n 4p "$ticks_file")
+    end=$(echo "$end - 1" | bc -l)
+    rm -f "$ticks_file"
+  else
     before=$(cpu_ticks)
     start=$(date +%s.%N)
-    sum=$(psql -X -At -c "SELECT sum(r) FROM (SELECT $window AS r FROM $table) x")
+    sum=$(psql -X -At -c "SELECT sum(r) FROM (SELECT $5 AS r FROM $4) x")
     end=$(date +%s.%N)
     sleep 1
     after=$(cpu_ticks)
-    where=$([ "$table" = readings ] && echo citus || echo one_node)
-    printf "%-10s %4d %10.2f %10.2f %12.2f %s\n" "$where" "$rep" \
-      "$(echo "($after - $before) / $hz" | bc -l)" "$(echo "$end - $start" | bc -l)" \
-      "$(echo "($after - $before) / $hz * 1000000 / $rows" | bc -l)" "$sum" | tee -a "$out"
-  done
+  fi
+  printf "%-10s %-11s %4d %10.2f %10.2f %12.2f %s\n" "$1" "$2" "$3" \
+    "$(echo "($after - $before) / $hz" | bc -l)" "$(echo "$end - $start" | bc -l)" \
+    "$(echo "($after - $before) / $hz * 1000000 / $rows" | bc -l)" "$sum" | tee -a "$out"
+}
+{
+  echo "# dp_stream on Citus: $(pg_config --version), Citus $(dp_citus_version), coordinator + 2 workers, ${BENCH_CITUS_SHARDS:-32} shards, $(nproc) cores"
+  echo "# per-meter windows, $meters meters x $days days = $rows rows; CPU of all server processes"
+  echo "# keyed: dp_count keyed per meter; plain: count(v) over the same window (what Citus and PostgreSQL cost without dp_stream);"
+  echo "# keyed_warm: the keyed query again in a session whose connections to the workers are open"
+  printf "%-10s %-11s %4s %10s %10s %12s %s\n" where query rep cpu_s wall_s cpu_us_row sum
+} | tee "$out"
+for ((rep = 1; rep <= reps; rep++)); do
+  measure one_node keyed "$rep" readings_local "$window"
+  measure citus keyed "$rep" readings "$window"
+  measure one_node plain "$rep" readings_local "$plain"
+  measure citus plain "$rep" readings "$plain"
+  measure citus keyed_warm "$rep" readings "$window" warm
 done
+rm -f "$ticks_script"
 
 # the nightly publication of $partitions partitions
 sql <<SQL >/dev/null

@@ -215,15 +215,16 @@ BEGIN
   INSERT INTO dp_stream.secrets
   SELECT i.* FROM unnest(incoming_secrets) AS i
    WHERE NOT EXISTS (SELECT 1 FROM dp_stream.secrets AS l WHERE l.id = i.id);
+  -- copies, exactly as the coordinator holds them: not checked again by
+  -- the registry's triggers (a key registered before 0.14.0 without a
+  -- stated max_per_step would stop every sync; budgets are refused on a
+  -- worker but for these copies), which stay on for the rest of the
+  -- transaction
+  replication_role := current_setting('session_replication_role');
+  PERFORM pg_catalog.set_config('session_replication_role', 'replica', true);
   INSERT INTO dp_stream.budgets
   SELECT i.* FROM unnest(incoming_budgets) AS i
   ON CONFLICT (dataset) DO NOTHING;
-  -- copies, exactly as the coordinator holds them: not checked again by
-  -- the registry's triggers (a key registered before 0.14.0 without a
-  -- stated max_per_step would stop every sync), which stay on for the rest
-  -- of the transaction
-  replication_role := current_setting('session_replication_role');
-  PERFORM pg_catalog.set_config('session_replication_role', 'replica', true);
   INSERT INTO dp_stream.keys
   SELECT i.* FROM unnest(incoming_keys) AS i
    WHERE NOT EXISTS (SELECT 1 FROM dp_stream.keys AS l WHERE l.key = i.key);
@@ -422,3 +423,85 @@ BEGIN
   -- every node drops it too, unless one still holds states sealed under it
   PERFORM dp_stream.citus_sync(false);
 END $$;
+
+-- ===== section: citus2 =====
+-- Budgets, managed streams and publications live on the coordinator of a
+-- Citus cluster.  Their administrative functions are refused on a worker
+-- before they do anything (55000, with a hint), and the catalogs refuse
+-- rows written on a worker by any other way (dp_stream_private's functions
+-- called directly): a stream advanced on a worker would release outside
+-- the coordinator's ledger, a budget created there would be charged by
+-- nobody.
+CREATE FUNCTION dp_stream.require_coordinator(function text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF dp_stream.citus_worker() THEN
+    RAISE EXCEPTION '% runs on the coordinator of a Citus cluster', function
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'Budgets, keys, managed streams and publications are the coordinator''s: made or advanced on a worker, they would release and charge outside the cluster''s ledger.',
+            HINT = 'Connect to the coordinator and run it there; feed it from queries over the distributed tables.';
+  END IF;
+END $$;
+COMMENT ON FUNCTION dp_stream.require_coordinator(text) IS
+    'internal: raises 55000 on a worker of a Citus cluster, naming the function that runs on the coordinator';
+
+-- each administrative wrapper checks where it runs, right after who runs it
+-- (with search_path pg_catalog only: the extension's schema may hold
+-- functions or operators a database owner planted, such as a format(text,
+-- text) that would match better than pg_catalog's variadic one)
+DO $$
+DECLARE
+  f record;
+  definition text;
+  script_path text := pg_catalog.current_setting('search_path');
+BEGIN
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  FOR f IN SELECT p.oid, p.proname
+             FROM pg_catalog.pg_proc AS p
+            WHERE p.pronamespace = 'dp_stream'::regnamespace
+              AND p.proname IN ('advance', 'charge', 'create_budget', 'create_key', 'create_publication',
+                                'create_stream', 'publish', 'register_key', 'register_publication')
+  LOOP
+    definition := pg_get_functiondef(f.oid);
+    IF definition !~ 'SELECT dp_stream\.require_admin\([^;]*\);' THEN
+      RAISE EXCEPTION 'dp_stream.% is not a wrapper of dp_stream_private', f.proname;
+    END IF;
+    -- in the same statement: the CONTEXT of the function's errors
+    -- ("statement 2") stays as it was
+    EXECUTE regexp_replace(definition, '(SELECT dp_stream\.require_admin\([^;]*\));',
+                           format('\1, dp_stream.require_coordinator(%L);', 'dp_stream.' || f.proname));
+  END LOOP;
+  PERFORM pg_catalog.set_config('search_path', script_path, true);
+END $$;
+
+CREATE FUNCTION dp_stream.catalog_on_coordinator() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF dp_stream.citus_worker() THEN
+    RAISE EXCEPTION 'dp_stream.% is written on the coordinator of a Citus cluster', TG_TABLE_NAME
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'Budgets, managed streams and publications are the coordinator''s: made or advanced on a worker, they would release and charge outside the cluster''s ledger.',
+            HINT = 'Connect to the coordinator and run it there.';
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    RETURN OLD;
+  END IF;
+  RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION dp_stream.catalog_on_coordinator() FROM PUBLIC;
+COMMENT ON FUNCTION dp_stream.catalog_on_coordinator() IS
+    'internal: refuses rows of budgets, streams, publications and releases written on a Citus worker (trigger)';
+-- per row: an update script that touches these catalogs on a worker (no
+-- rows there) still runs
+CREATE TRIGGER streams_on_coordinator BEFORE INSERT OR UPDATE OR DELETE ON dp_stream.streams
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+CREATE TRIGGER publications_on_coordinator BEFORE INSERT OR UPDATE OR DELETE ON dp_stream.publications
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+CREATE TRIGGER releases_on_coordinator BEFORE INSERT OR UPDATE OR DELETE ON dp_stream.releases
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+-- budgets: the copies citus_absorb makes (as a replica) are the only ones
+CREATE TRIGGER budgets_on_coordinator BEFORE INSERT OR UPDATE ON dp_stream.budgets
+    FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+-- ===== end of section: citus2 =====

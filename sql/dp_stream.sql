@@ -1261,6 +1261,24 @@ SELECT pg_catalog.pg_extension_config_dump('dp_stream.contributions', '');
 -- mechanism that cannot be stored, and keep the ledger on a Citus
 -- coordinator.
 
+CREATE FUNCTION dp_stream.catalog_on_coordinator() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF dp_stream.citus_worker() THEN
+    RAISE EXCEPTION 'dp_stream.% is written on the coordinator of a Citus cluster', TG_TABLE_NAME
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'Budgets, managed streams and publications are the coordinator''s: made or advanced on a worker, they would release and charge outside the cluster''s ledger.',
+            HINT = 'Connect to the coordinator and run it there.';
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    RETURN OLD;
+  END IF;
+  RETURN NEW;
+END $$;
+COMMENT ON FUNCTION dp_stream.catalog_on_coordinator() IS 'internal: refuses rows of budgets, streams, publications and releases written on a Citus worker (trigger)';
+
 CREATE FUNCTION dp_stream.charges_on_coordinator() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1454,7 +1472,7 @@ CREATE FUNCTION dp_stream.charge(dataset text, epsilon double precision, purpose
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.charge(text, double precision, text)');
+  SELECT dp_stream.require_admin('dp_stream_private.charge(text, double precision, text)'), dp_stream.require_coordinator('dp_stream.charge');
   SELECT * FROM dp_stream_private.charge(dataset, epsilon, purpose);
 $$;
 COMMENT ON FUNCTION dp_stream.charge(dataset text, epsilon double precision, purpose text) IS 'charges epsilon against a dataset''s budget and returns what is left; refused beyond the budget';
@@ -1463,7 +1481,7 @@ CREATE FUNCTION dp_stream.create_budget(dataset text, total_epsilon double preci
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.create_budget(text, double precision)');
+  SELECT dp_stream.require_admin('dp_stream_private.create_budget(text, double precision)'), dp_stream.require_coordinator('dp_stream.create_budget');
   SELECT * FROM dp_stream_private.create_budget(dataset, total_epsilon);
 $$;
 COMMENT ON FUNCTION dp_stream.create_budget(dataset text, total_epsilon double precision) IS 'creates a privacy budget: the total epsilon all releases about a dataset may spend';
@@ -1557,7 +1575,7 @@ CREATE FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanis
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.create_key(text, @extschema@.dp_mechanism, text, regrole, text, double precision, double precision, boolean)');
+  SELECT dp_stream.require_admin('dp_stream_private.create_key(text, @extschema@.dp_mechanism, text, regrole, text, double precision, double precision, boolean)'), dp_stream.require_coordinator('dp_stream.create_key');
   SELECT * FROM dp_stream_private.create_key(key, mechanism, dataset, used_by, statistic, lower, upper, integer_values);
 $$;
 COMMENT ON FUNCTION dp_stream.create_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean) IS 'registers a key for keyed noise with its mechanism, computation and role, charges its epsilon once, returns the keyed mechanism';
@@ -1566,7 +1584,7 @@ CREATE FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechan
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.register_key(text, @extschema@.dp_mechanism, text, regrole, text)');
+  SELECT dp_stream.require_admin('dp_stream_private.register_key(text, @extschema@.dp_mechanism, text, regrole, text)'), dp_stream.require_coordinator('dp_stream.register_key');
   SELECT * FROM dp_stream_private.register_key(key, mechanism, dataset, used_by, computes);
 $$;
 COMMENT ON FUNCTION dp_stream.register_key(key text, mechanism @extschema@.dp_mechanism, dataset text, used_by regrole, computes text) IS 'internal: writes a key registration for create_key, as the extension''s owner';
@@ -1637,7 +1655,7 @@ CREATE FUNCTION dp_stream.advance(name text, observations dp_stream.observation[
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.advance(text, dp_stream.observation[])');
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, dp_stream.observation[])'), dp_stream.require_coordinator('dp_stream.advance');
   SELECT * FROM dp_stream_private.advance(name, observations);
 $$;
 COMMENT ON FUNCTION dp_stream.advance(name text, observations dp_stream.observation[]) IS 'catches a stream up: releases every period to the last observation''s, each with its data, in one call';
@@ -1650,7 +1668,7 @@ CREATE FUNCTION dp_stream.advance(name text, period timestamp without time zone,
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.advance(text, timestamp without time zone, double precision)');
+  SELECT dp_stream.require_admin('dp_stream_private.advance(text, timestamp without time zone, double precision)'), dp_stream.require_coordinator('dp_stream.advance');
   SELECT * FROM dp_stream_private.advance(name, period, value);
 $$;
 COMMENT ON FUNCTION dp_stream.advance(name text, period timestamp without time zone, value double precision) IS 'consumes one period of a managed stream and returns its release, exactly once per period';
@@ -1659,7 +1677,7 @@ CREATE FUNCTION dp_stream.create_stream(name text, statistic text, mechanism @ex
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.create_stream(text, text, @extschema@.dp_mechanism, double precision, double precision, timestamp without time zone, interval, text)');
+  SELECT dp_stream.require_admin('dp_stream_private.create_stream(text, text, @extschema@.dp_mechanism, double precision, double precision, timestamp without time zone, interval, text)'), dp_stream.require_coordinator('dp_stream.create_stream');
   SELECT * FROM dp_stream_private.create_stream(name, statistic, mechanism, lower, upper, first_period, period_length, dataset);
 $$;
 COMMENT ON FUNCTION dp_stream.create_stream(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision, upper double precision, first_period timestamp without time zone, period_length interval, dataset text) IS 'registers a managed stream; its state stays in dp_stream.streams';
@@ -1944,7 +1962,7 @@ CREATE FUNCTION dp_stream.create_publication(name text, statistic text, mechanis
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.create_publication(text, text, @extschema@.dp_mechanism, double precision, double precision, text, text, bigint, text, bigint, text, regrole, timestamp without time zone, interval, boolean)');
+  SELECT dp_stream.require_admin('dp_stream_private.create_publication(text, text, @extschema@.dp_mechanism, double precision, double precision, text, text, bigint, text, bigint, text, regrole, timestamp without time zone, interval, boolean)'), dp_stream.require_coordinator('dp_stream.create_publication');
   SELECT * FROM dp_stream_private.create_publication(name, statistic, mechanism, lower, upper, partition_by, privacy_unit, contributions, truncation, partitions_per_person, dataset, used_by, first_period, period_length, integer_values);
 $$;
 COMMENT ON FUNCTION dp_stream.create_publication(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision, upper double precision, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, dataset text, used_by regrole, first_period timestamp without time zone, period_length interval, integer_values boolean) IS 'registers a partitioned publication: its key, its privacy unit, and one charge for all its partitions';
@@ -1953,7 +1971,7 @@ CREATE FUNCTION dp_stream.publish(publication text, period timestamp without tim
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.publish(text, timestamp without time zone, dp_stream.observation[], timestamp without time zone, boolean)');
+  SELECT dp_stream.require_admin('dp_stream_private.publish(text, timestamp without time zone, dp_stream.observation[], timestamp without time zone, boolean)'), dp_stream.require_coordinator('dp_stream.publish');
   SELECT * FROM dp_stream_private.publish(publication, period, observations, through, fill_missing);
 $$;
 COMMENT ON FUNCTION dp_stream.publish(publication text, period timestamp without time zone, observations dp_stream.observation[], through timestamp without time zone, fill_missing boolean) IS 'releases periods of every partition of a publication, each once, from observations of those periods';
@@ -1962,7 +1980,7 @@ CREATE FUNCTION dp_stream.register_publication(name text, mechanism @extschema@.
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT dp_stream.require_admin('dp_stream_private.register_publication(text, @extschema@.dp_mechanism, regrole, text, double precision, double precision, boolean, text, text, text, bigint, text, bigint, timestamp without time zone, interval, text)');
+  SELECT dp_stream.require_admin('dp_stream_private.register_publication(text, @extschema@.dp_mechanism, regrole, text, double precision, double precision, boolean, text, text, text, bigint, text, bigint, timestamp without time zone, interval, text)'), dp_stream.require_coordinator('dp_stream.register_publication');
   SELECT * FROM dp_stream_private.register_publication(name, mechanism, used_by, statistic, lower, upper, integer_values, computes, partition_by, privacy_unit, contributions, truncation, partitions_per_person, first_period, period_length, dataset);
 $$;
 COMMENT ON FUNCTION dp_stream.register_publication(name text, mechanism @extschema@.dp_mechanism, used_by regrole, statistic text, lower double precision, upper double precision, integer_values boolean, computes text, partition_by text, privacy_unit text, contributions bigint, truncation text, partitions_per_person bigint, first_period timestamp without time zone, period_length interval, dataset text) IS 'internal: writes a publication, its key and its charge, for create_publication';
@@ -2541,15 +2559,16 @@ BEGIN
   INSERT INTO dp_stream.secrets
   SELECT i.* FROM unnest(incoming_secrets) AS i
    WHERE NOT EXISTS (SELECT 1 FROM dp_stream.secrets AS l WHERE l.id = i.id);
+  -- copies, exactly as the coordinator holds them: not checked again by
+  -- the registry's triggers (a key registered before 0.14.0 without a
+  -- stated max_per_step would stop every sync; budgets are refused on a
+  -- worker but for these copies), which stay on for the rest of the
+  -- transaction
+  replication_role := current_setting('session_replication_role');
+  PERFORM pg_catalog.set_config('session_replication_role', 'replica', true);
   INSERT INTO dp_stream.budgets
   SELECT i.* FROM unnest(incoming_budgets) AS i
   ON CONFLICT (dataset) DO NOTHING;
-  -- copies, exactly as the coordinator holds them: not checked again by
-  -- the registry's triggers (a key registered before 0.14.0 without a
-  -- stated max_per_step would stop every sync), which stay on for the rest
-  -- of the transaction
-  replication_role := current_setting('session_replication_role');
-  PERFORM pg_catalog.set_config('session_replication_role', 'replica', true);
   INSERT INTO dp_stream.keys
   SELECT i.* FROM unnest(incoming_keys) AS i
    WHERE NOT EXISTS (SELECT 1 FROM dp_stream.keys AS l WHERE l.key = i.key);
@@ -2657,6 +2676,20 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION dp_stream.citus_worker() IS 'internal: whether this database is a worker of a Citus cluster rather than its coordinator';
 
+CREATE FUNCTION dp_stream.require_coordinator(function text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF dp_stream.citus_worker() THEN
+    RAISE EXCEPTION '% runs on the coordinator of a Citus cluster', function
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'Budgets, keys, managed streams and publications are the coordinator''s: made or advanced on a worker, they would release and charge outside the cluster''s ledger.',
+            HINT = 'Connect to the coordinator and run it there; feed it from queries over the distributed tables.';
+  END IF;
+END $$;
+COMMENT ON FUNCTION dp_stream.require_coordinator(function text) IS 'internal: raises 55000 on a worker of a Citus cluster, naming the function that runs on the coordinator';
+
 CREATE FUNCTION dp_stream_private.citus_sync_secrets() RETURNS integer
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2748,6 +2781,8 @@ COMMENT ON VIEW dp_stream.stream_list IS 'the managed streams, without their sta
 -- Append-only tables that refuse UPDATE, DELETE and TRUNCATE, checks of names
 -- and mechanisms on insert, and the Citus hooks.
 
+CREATE TRIGGER budgets_on_coordinator BEFORE INSERT OR UPDATE ON dp_stream.budgets FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+
 CREATE TRIGGER charges_append_only BEFORE DELETE OR UPDATE ON dp_stream.charges FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
 
 CREATE TRIGGER charges_no_truncate BEFORE TRUNCATE ON dp_stream.charges FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
@@ -2770,11 +2805,17 @@ CREATE TRIGGER publications_name_check BEFORE INSERT ON dp_stream.publications F
 
 CREATE TRIGGER publications_no_truncate BEFORE TRUNCATE ON dp_stream.publications FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
 
+CREATE TRIGGER publications_on_coordinator BEFORE INSERT OR DELETE OR UPDATE ON dp_stream.publications FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+
 CREATE TRIGGER releases_append_only BEFORE DELETE OR UPDATE ON dp_stream.releases FOR EACH ROW EXECUTE FUNCTION dp_stream.refuse_change();
 
 CREATE TRIGGER releases_no_truncate BEFORE TRUNCATE ON dp_stream.releases FOR EACH STATEMENT EXECUTE FUNCTION dp_stream.refuse_change();
 
+CREATE TRIGGER releases_on_coordinator BEFORE INSERT OR DELETE OR UPDATE ON dp_stream.releases FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
+
 CREATE TRIGGER streams_name_check BEFORE INSERT ON dp_stream.streams FOR EACH ROW WHEN ((new.publication IS NULL)) EXECUTE FUNCTION dp_stream.check_stream_name();
+
+CREATE TRIGGER streams_on_coordinator BEFORE INSERT OR DELETE OR UPDATE ON dp_stream.streams FOR EACH ROW EXECUTE FUNCTION dp_stream.catalog_on_coordinator();
 
 -- =========================================================================
 -- Grants
@@ -2804,6 +2845,7 @@ REVOKE ALL ON FUNCTION dp_stream.sealed_secret_id(state @extschema@.dp_statistic
 REVOKE ALL ON FUNCTION dp_stream.state_stream(state @extschema@.dp_counter) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.state_stream(state @extschema@.dp_statistic) FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.written_by_this_transaction(xmin xid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_stream.catalog_on_coordinator() FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.charges_on_coordinator() FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.check_key_mechanism() FROM PUBLIC;
 REVOKE ALL ON FUNCTION dp_stream.check_publication_mechanism() FROM PUBLIC;

@@ -14,7 +14,12 @@
 # under another noise secret is refused; rotate_secret reaches every node;
 # stored states advance on a distributed table; docs/citus.md runs as
 # written; DROP EXTENSION and an update from 0.14.0 work on the cluster;
-# no secret appears in any node's log.  Where Citus cannot be built, one
+# no secret appears in any node's log; four non-superuser roles (an analyst,
+# the reader of a published view, a dp_stream_admin, the database's owner)
+# are refused every attack on the coordinator and on a worker; budgets,
+# keys, managed streams and publications are refused early on a worker
+# and a managed stream on the coordinator is fed from a distributed table;
+# a seeded run propagated to the workers repeats.  Where Citus cannot be built, one
 # "ok 1 # SKIP" line.  Prints TAP.  15 to 30 s with Citus cached.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +39,7 @@ if ! dp_citus_install "$citus_dir"; then
   exit 0
 fi
 
-planned=33
+planned=50
 echo "1..$planned"
 . test/tap.sh
 check() {  # check STATUS DESCRIPTION OUTPUT: the output as comments on failure
@@ -146,6 +151,37 @@ else
 fi
 is "after citus_move_shard_placement the moved states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
 
+# seeded runs on the cluster: dp_stream.seed reaches the workers with
+# SET LOCAL and citus.propagate_set_commands = 'local', each statement
+# sent on its own (Citus forwards a SET with the text of the query that
+# carried it: in one query string with the SELECT, each worker would run
+# the SELECT too, and Citus refuses that); with one connection per shard
+# (citus.force_max_query_parallelization) every shard's task starts the
+# seeded stream afresh, so the releases repeat whatever the timing
+seeded_run() {  # seeded_run SEED [POOL-SETTING]: md5 of the seeded per-meter window, pushed down
+  psql -X -At -v ON_ERROR_STOP=1 -p "${DP_CITUS_PORTS[0]}" 2>&1 <<SQL | grep -v -E '^(BEGIN|SET|COMMIT)$'
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL ${2:-citus.force_max_query_parallelization = on};
+SET LOCAL dp_stream.seed = '$1';
+SELECT md5(string_agg(x::text, ',' ORDER BY x::text))
+FROM (SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings) x;
+COMMIT;
+SQL
+}
+first=$(seeded_run one); second=$(seeded_run one); other=$(seeded_run two)
+if echo "$first" | grep -qxE '[0-9a-f]{32}' && [ "$second" = "$first" ] && [ "$other" != "$first" ]; then
+  report 0 "a seeded window pushed down to the workers (SET LOCAL, citus.propagate_set_commands = 'local', one connection per shard) releases the same twice, and otherwise under another seed"
+else
+  report 1 "a seeded window pushed down to the workers releases the same twice"; echo "# $first / $second / $other"
+fi
+unseeded=$(fingerprint 0 "SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings")
+again=$(fingerprint 0 "SELECT meter, day, dp_count(v, $mech) OVER (PARTITION BY meter ORDER BY day) FROM readings")
+[ -n "$unseeded" ] && [ "$unseeded" != "$again" ] && [ "$unseeded" != "$first" ]
+report $? "... while without the propagated seed the same window releases new noise at each run"
+keyed_again=$(fingerprint 0 "$(release readings)")
+is "keyed releases pushed down are identical run after run and equal one node's: what repeats on Citus without a seed" "$keyed_again" "$single"
+
 # a keyed draw under another noise secret is refused, never redrawn
 refused=$(q 2 "BEGIN;
   INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
@@ -163,7 +199,7 @@ is "... with SQLSTATE 55000" "$code" "ERROR:  55000"
 # keys are registered on the coordinator; a key a worker has of its
 # own (say, from before it joined) stops the sync, until removed
 refused=$(q 1 "SELECT dp_stream.create_key('worker_only', $mech) IS NOT NULL")
-echo "$refused" | grep -q 'ERROR:  this function of dp_stream runs on the coordinator of a Citus cluster' &&
+echo "$refused" | grep -q 'ERROR:  dp_stream.create_key runs on the coordinator of a Citus cluster' &&
   [ "$(q 1 "SELECT count(*) FROM dp_stream.keys WHERE key = 'worker_only'")" = 0 ]
 check $? "create_key on a worker is refused (keys are registered on the coordinator)" "$refused"
 q 1 "INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, noise_secret)
@@ -211,11 +247,117 @@ else
 fi
 is "after the rebalance the states open, with the same estimates" "$(fingerprint 0 "$estimates")" "$states_before"
 
-# the ledger is the coordinator's: a charge on a worker is refused
-refused=$(q 1 "SELECT dp_stream.create_budget('worker_budget', 1.0); SELECT dp_stream.charge('worker_budget', 0.1, 'on a worker')")
-echo "$refused" | grep -q 'ERROR:  epsilon is charged on the coordinator of a Citus cluster' &&
-  [ "$(q 1 "SELECT count(*) FROM dp_stream.charges")" = 0 ]
-check $? "a charge on a worker is refused (55000): budgets are the coordinator's" "$refused"
+# attacks as real roles (no superusers) on the coordinator and connected
+# directly to a worker: an analyst who reads the distributed table, the
+# reader of a published view, an administrator of dp_stream and the
+# database's owner; every attempt must be refused
+q 0 "CREATE ROLE att_analyst LOGIN; GRANT SELECT ON readings, stored_states TO att_analyst;
+     CREATE ROLE att_reader LOGIN;
+     CREATE VIEW att_published AS $(release readings); GRANT SELECT ON att_published TO att_reader;
+     CREATE ROLE att_admin LOGIN; GRANT dp_stream_admin TO att_admin;
+     CREATE ROLE att_owner LOGIN; ALTER DATABASE postgres OWNER TO att_owner;
+     SELECT dp_stream.create_budget('att_budget', 1.0);" >/dev/null
+attempts=(
+  "SELECT count(*) FROM dp_stream.secrets"
+  "SELECT count(*) FROM dp_stream.citus_transfer"
+  "SET citus.override_table_visibility = off; SELECT count(*) FROM dp_stream.citus_transfer_$(q 0 "SELECT shardid FROM pg_dist_shard WHERE logicalrelid = 'dp_stream.citus_transfer'::regclass")"
+  "SELECT string_agg(result, ' ') FROM run_command_on_workers('SELECT string_agg(encode(secret, ''hex''), '','') FROM dp_stream.secrets')"
+  "SELECT dp_stream.citus_sync(false)"
+  "SELECT dp_stream.citus_absorb()"
+  "SELECT dp_stream.charges_on_coordinator()"
+  "SELECT dp_stream.catalog_on_coordinator()"
+  "INSERT INTO dp_stream.secrets (id, purpose, secret) VALUES (7, 'table_noise', '\\x00')"
+  "INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, noise_secret) SELECT 'planted', mechanism, used_by, computes, noise_secret FROM dp_stream.keys LIMIT 1"
+  "INSERT INTO dp_stream.citus_transfer VALUES (1, 'key', 'x')"
+  "SET session_replication_role = replica"
+  "ALTER TABLE dp_stream.keys DISABLE TRIGGER USER"
+  "SELECT dp_stream.use_table_sampler_for_keyed_noise()"
+  "SELECT dp_stream.rotate_secret()"
+  "SELECT dp_stream.citus_sync_secrets()"
+  "SELECT dp_stream.create_key('planted', $mech) IS NOT NULL"
+  "SELECT * FROM pg_dist_authinfo"
+  "SELECT pg_read_file('$DP_CITUS_DIR/node0/server.log')"
+  "UPDATE stored_states SET s = '$(q 0 "SELECT s FROM stored_states WHERE meter = 2")' WHERE meter = 1"
+  "SET ROLE postgres"
+)
+for role in att_analyst att_reader att_admin att_owner; do
+  for node in 0 1; do
+    let_through=""
+    for attempt in "${attempts[@]}"; do
+      # the administrator syncs, on the coordinator: that is its job
+      [ "$role/$node" = att_admin/0 ] && case "$attempt" in *citus_sync_secrets*|*create_key*) true ;; *) false ;; esac && continue
+      out=$(psql -X -At -v ON_ERROR_STOP=1 -U "$role" -p "${DP_CITUS_PORTS[$node]}" -c "$attempt" 2>&1)
+      # refused: permission denied (also as run_command_on_workers' result),
+      # not the owner, coordinator only, or no such shard here; and no hex
+      # of 32 bytes anywhere
+      { echo "$out" | grep -qE '(permission denied|must be owner|runs on the coordinator of a Citus cluster|relation "dp_stream.citus_transfer_[0-9]+" does not exist)' &&
+        ! echo "$out" | grep -qE '[0-9a-f]{64}'; } ||
+        let_through+="[$attempt] -> $(echo "$out" | head -2 | tr '\n' ' '); "
+    done
+    check "$([ -z "$let_through" ]; echo $?)" \
+      "$role on the $([ "$node" = 0 ] && echo coordinator || echo worker) is refused all ${#attempts[@]} attacks (secrets, transfer table and shard, run_command_on_workers, logs, internal functions, planted key or secret, a state swapped between shards, triggers off, SET ROLE)" "$let_through"
+  done
+done
+planted=$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.keys WHERE key = 'planted'"; q "$i" "SELECT count(*) FROM dp_stream.secrets WHERE id = 7"; done | tr '\n' ' ')
+is "... and no node holds a planted key or secret" "$planted" "0 0 0 0 0 0 0 0 "
+# the reader of a view over a distributed table: Citus runs the shard
+# queries as the reader, who may not read the shards; on a worker too
+for node in 0 1; do
+  out=$(psql -X -At -U att_reader -p "${DP_CITUS_PORTS[$node]}" -c "SELECT count(*) FROM att_published" 2>&1)
+  echo "$out" | grep -q 'ERROR:  permission denied for table readings_[0-9]*'
+  check $? "the reader of a keyed view over a distributed table gets no release on node $node (Citus checks the shards as the reader)" "$out"
+done
+
+# budgets, managed streams and publications live on the coordinator: on a
+# worker their functions are refused before they do anything (55000, hint)
+worker_calls=(
+  "SELECT dp_stream.create_budget('on_worker', 1.0)"
+  "SELECT dp_stream.charge('att_budget', 0.6, 'on a worker')"
+  "SELECT dp_stream.create_stream('on_worker', 'count', $mech)"
+  "SELECT dp_stream.advance('coordinator_stream', '2026-01-01', 1)"
+  "SELECT dp_stream.advance('coordinator_stream', ARRAY[dp_stream.observation(NULL, '2026-01-01', 1)])"
+  "SELECT dp_stream.create_publication('on_worker', 'count', $mech)"
+  "SELECT dp_stream.register_publication('on_worker', $mech, 'postgres', 'count', NULL, NULL, false, 'count', 'partition', 'event', NULL, NULL, NULL, '2026-01-01', '1 day', NULL)"
+  "SELECT dp_stream.publish('coordinator_publication', '2026-01-01', ARRAY[dp_stream.observation('1', '2026-01-01', 1)])"
+  "SELECT dp_stream.create_key('on_worker', $mech)"
+)
+not_refused=""
+for call in "${worker_calls[@]}"; do
+  name=$(echo "$call" | sed -E 's/^SELECT (dp_stream\.[a-z_]+)\(.*/\1/')
+  out=$(psql -X -At -v VERBOSITY=verbose -U att_admin -p "${DP_CITUS_PORTS[1]}" -c "$call" 2>&1)
+  echo "$out" | grep -q "^ERROR:  55000: $name runs on the coordinator of a Citus cluster" &&
+    echo "$out" | grep -q '^HINT:  Connect to the coordinator and run it there' || not_refused+="$name: $(echo "$out" | head -2 | tr '\n' ' '); "
+done
+check "$([ -z "$not_refused" ]; echo $?)" "an administrator on a worker is refused early (55000, hint) create_budget, charge, create_stream, advance (both), create_publication, register_publication, publish, create_key" "$not_refused"
+refused=$(q 1 "SELECT dp_stream_private.create_stream('on_worker', 'count', $mech);" ; q 1 "SELECT dp_stream_private.create_budget('on_worker', 1.0)"
+         q 1 "INSERT INTO dp_stream.charges (dataset, epsilon, purpose) VALUES ('att_budget', 0.6, 'on a worker')")
+[ "$(echo "$refused" | grep -c -E 'ERROR:  (dp_stream\.(streams|budgets) is written|epsilon is charged) on the coordinator of a Citus cluster')" = 3 ] &&
+  [ "$(q 1 "SELECT (SELECT count(*) FROM dp_stream.streams) + (SELECT count(*) FROM dp_stream.charges) + (SELECT count(*) FROM dp_stream.budgets WHERE dataset = 'on_worker')")" = 0 ]
+check $? "... and a superuser calling dp_stream_private directly on a worker is refused by the catalogs (streams, budgets, charges)" "$refused"
+# a charge is global: what the coordinator charged cannot be charged again on a worker
+spent=$(psql -X -At -U att_admin -c "SELECT dp_stream.charge('att_budget', 0.6, 'on the coordinator')" 2>&1
+        psql -X -At -U att_admin -p "${DP_CITUS_PORTS[2]}" -c "SELECT dp_stream.charge('att_budget', 0.6, 'on a worker')" 2>&1 | head -1
+        q 0 "SELECT remaining_epsilon FROM dp_stream.budget('att_budget')")
+is "a charge is global: 0.6 of 1.0 on the coordinator, the second 0.6 refused on a worker" "$(echo $spent)" \
+  "0.4 ERROR: dp_stream.charge runs on the coordinator of a Citus cluster 0.4"
+
+# a managed stream on the coordinator fed by a query over a distributed
+# table, charged in the coordinator's ledger
+fed=$(psql -X -At -U att_admin -v ON_ERROR_STOP=1 <<'SQL' 2>&1
+SELECT dp_stream.create_budget('stream_budget', 2.0);
+SELECT dp_stream.create_stream('coordinator_stream', 'count', dp_binary(epsilon => 1.0, horizon => 64, max_per_step => 200), first_period => '2026-01-01', dataset => 'stream_budget');
+SQL
+q 0 "GRANT SELECT ON readings TO att_admin" 2>&1
+psql -X -At -U att_admin -v ON_ERROR_STOP=1 -c "SELECT periods || ' ' || releases FROM dp_stream.advance('coordinator_stream',
+  (SELECT array_agg(dp_stream.observation(NULL, timestamp '2026-01-01' + (day - 1) * interval '1 day', v) ORDER BY day, meter) FROM readings))" 2>&1)
+on_workers=$(for i in 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.streams"; done | tr '\n' ' ')
+ledger=$(q 0 "SELECT remaining_epsilon = 1.0 FROM dp_stream.budget('stream_budget')")
+if echo "$fed" | grep -qx '30 30' && [ "$on_workers" = "0 0 0 " ] && [ "$ledger" = t ] &&
+   [ "$(q 0 "SELECT count(*) FROM dp_stream.releases WHERE stream = 'coordinator_stream'")" = 30 ]; then
+  report 0 "a managed stream on the coordinator fed by a query over the distributed table: 30 periods released, charged in the coordinator's ledger, no stream on any worker"
+else
+  report 1 "a managed stream on the coordinator fed by a query over the distributed table"; echo "$fed / $on_workers / $ledger" | sed 's/^/# /'
+fi
 
 # stored states advanced on a distributed table: Citus refuses dp_push
 # (volatile) in UPDATE, so the new states go into a colocated table with
