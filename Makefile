@@ -196,7 +196,13 @@ fuzz-corpus: $(FUZZ_BUILD)/make_corpus
 core-flags:
 	@echo $(CORE_INCLUDES) $(CORE_SOURCES)
 
-.PHONY: core-flags unit unit-sanitize unit-valgrind audit audit-broken lp-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
+# the layers of src/ only point down: no cycle between modules (includes and
+# calls read from the object files), no PostgreSQL header or call in
+# src/core (test/layers.sh, one TAP line per check)
+layers: $(OBJS)
+	@test/layers.sh
+
+.PHONY: core-flags layers unit unit-sanitize unit-valgrind audit audit-broken lp-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 

@@ -71,6 +71,14 @@ for binary in test/unit/test_*.bin; do
   echo "$name: $(grep -cE '^ok' "$log_dir/$name.tap") ok, $(grep -cE '^not ok' "$log_dir/$name.tap") not ok"
 done
 
+# ---- layers (test/layers.sh): no cycle in src/, no PostgreSQL in src/core ----
+echo "== layers (make layers)"
+make -s layers >"$log_dir/layers.tap" 2>&1
+layers_status=$?
+count_tap "$log_dir/layers.tap" "$layers_status" layers
+echo "layers: $(grep -cE '^ok' "$log_dir/layers.tap") ok, $(grep -cE '^not ok' "$log_dir/layers.tap") not ok"
+[ "$layers_status" -eq 0 ] || grep -E '^(not ok|# )' "$log_dir/layers.tap" | head -30 | sed 's/^/  /'
+
 # ---- fuzz corpus replay (test/fuzz/README.md) ----
 # Every file of test/fuzz/corpus/ once through its libFuzzer harness under
 # ASan + UBSan; one TAP line per harness.  No fuzzing: a few seconds.

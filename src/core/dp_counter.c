@@ -1,6 +1,7 @@
 /*
  * dp_counter.c
- *		The registry of mechanisms and the operations common to all of them.
+ *		The operations common to all counting mechanisms, and the services
+ *		their hooks call back (noise terms, class scales).
  */
 #include "dp_counter.h"
 
@@ -10,56 +11,36 @@
 #include <math.h>
 #include <string.h>
 
-#define DP_MECHANISM_ENTRY(name, id, kind_variable) extern const dp_counter_kind kind_variable;
-#include "dp_mechanism_list.h"
-#undef DP_MECHANISM_ENTRY
-
-static const dp_counter_kind *const all_kinds[] = {
-#define DP_MECHANISM_ENTRY(name, id, kind_variable) &kind_variable,
-#include "dp_mechanism_list.h"
-#undef DP_MECHANISM_ENTRY
-};
-
-#define KIND_COUNT (sizeof(all_kinds) / sizeof(all_kinds[0]))
-
-const dp_counter_kind *
-dp_counter_kind_by_id(int32_t kind)
+void
+dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
 {
-	for (size_t i = 0; i < KIND_COUNT; i++)
-		if ((int32_t) all_kinds[i]->kind == kind)
-			return all_kinds[i];
-	return NULL;
+	int			first = 0;
+
+	if (counter->kind->persist)
+	{
+		counter->kind->persist(counter, nodes);
+		first = counter->kind_nodes;
+	}
+	for (int i = first; i < counter->node_count; i++)
+		nodes[i] = counter->nodes[i];
 }
 
-/* The kinds in registry order, for listing them; NULL past the last. */
-const dp_counter_kind *
-dp_counter_kind_at(size_t index)
+/*
+ * Whether the counter can be stored so that it reads back: a forged state
+ * whose nodes sit just below DP_NODE_VALUE_MAX can be pushed past it (its
+ * open accumulators grow by the values), and such a state is refused
+ * before it is written rather than when it is read.
+ */
+dp_status
+dp_counter_check_storable(const dp_counter *counter)
 {
-	return index < KIND_COUNT ? all_kinds[index] : NULL;
-}
+	dp_int128	nodes[DP_COUNTER_MAX_NODES];
 
-const dp_counter_kind *
-dp_counter_kind_by_name(const char *name)
-{
-	for (size_t i = 0; i < KIND_COUNT; i++)
-		if (strcmp(all_kinds[i]->name, name) == 0)
-			return all_kinds[i];
-	return NULL;
-}
-
-size_t
-dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size)
-{
-	size_t		count = 0;
-
-	for (size_t i = 0; i < KIND_COUNT; i++)
-		if ((all_kinds[i]->accepted_flags & flags) == flags)
-		{
-			if (count < size)
-				names[count] = all_kinds[i]->name;
-			count++;
-		}
-	return count;
+	dp_counter_persisted_nodes(counter, nodes);
+	for (int i = 0; i < counter->node_count; i++)
+		if (nodes[i] > DP_NODE_VALUE_MAX || nodes[i] < -DP_NODE_VALUE_MAX)
+			return DP_ERROR_OVERFLOW;
+	return DP_OK;
 }
 
 dp_scale

@@ -28,24 +28,6 @@ PG_FUNCTION_INFO_V1(dp_counter_bind);
 PG_FUNCTION_INFO_V1(dp_counter_bind_stream);
 PG_FUNCTION_INFO_V1(dp_counter_stream_id);
 
-/* A counter from its core serialization (already opened, or legacy). */
-static dp_counter *
-counter_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
-{
-	dp_mechanism mechanism;
-	dp_parse_error error;
-	dp_counter *counter;
-	size_t		size;
-
-	if (dp_counter_peek(data, length, &mechanism, &error) != DP_OK)
-		dp_report_parse_error("dp_counter", text, &error, binary);
-	size = dp_counter_size(&mechanism);
-	counter = palloc(size);
-	if (dp_counter_deserialize(data, length, counter, size, &error) != DP_OK)
-		dp_report_parse_error("dp_counter", text, &error, binary);
-	return counter;
-}
-
 /*
  * A counter from stored bytes: sealed (opened and authenticated) or legacy;
  * with check, only for a role that may use it.
@@ -54,21 +36,27 @@ static dp_counter *
 counter_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
 				   dp_seal_binding *binding, bool check)
 {
-	size_t		plain_length;
-	const unsigned char *plain = dp_sealed_open(DP_SEALED_COUNTER, "dp_counter", data, length,
-												&plain_length, binding);
-	dp_counter *counter;
+	return dp_state_read(DP_SEALED_COUNTER, "dp_counter", data, length, binary, text,
+						 binding, check);
+}
 
-	if (check)
-		dp_check_binding("dp_counter", binding);
-	counter = counter_from_plain(plain, plain_length, binary, text);
-
-	if (plain != data)
+/* The value of one time step from an argument (dp_stream.h). */
+int64
+dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type, const dp_counter *counter)
+{
+	if (PG_ARGISNULL(argno))
+		return 0;
+	switch (type)
 	{
-		explicit_bzero((void *) plain, plain_length);
-		pfree((void *) plain);
+		case DP_VALUE_INT8:
+			return PG_GETARG_INT64(argno);
+		case DP_VALUE_INT4:
+			return PG_GETARG_INT32(argno);
+		case DP_VALUE_FLOAT8:
+			return dp_counter_value_from_double(counter, PG_GETARG_FLOAT8(argno));
 	}
-	return counter;
+	elog(ERROR, "unexpected dp_stream value type %d", (int) type);
+	return 0;					/* keep the compiler quiet */
 }
 
 dp_counter *
@@ -119,31 +107,6 @@ dp_counter_to_datum(const dp_counter *counter)
 
 	dp_binding_for_new_state(&binding);
 	return dp_counter_to_datum_bound(counter, &binding);
-}
-
-/*
- * Before ALTER EXTENSION UPDATE to 0.6.0: unsealed, and without a noise key,
- * which must never be stored in the clear.
- */
-Datum
-dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic)
-{
-	size_t		length = counter ? dp_counter_serialized_size(counter) :
-		dp_statistic_serialized_size(statistic);
-	bytea	   *value = palloc(VARHDRSZ + length);
-
-	if ((counter && counter->has_noise_key) ||
-		(statistic && dp_statistic_counter_const(statistic, 0)->has_noise_key))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("a keyed or sealed state cannot be stored before dp_stream 0.6.0 is installed"),
-				 errhint("Update the extension: ALTER EXTENSION dp_stream UPDATE.")));
-	SET_VARSIZE(value, VARHDRSZ + length);
-	if (counter)
-		dp_counter_serialize(counter, (unsigned char *) VARDATA(value));
-	else
-		dp_statistic_serialize(statistic, (unsigned char *) VARDATA(value));
-	return PointerGetDatum(value);
 }
 
 /*

@@ -400,24 +400,6 @@ dp_report_parse_error(const char *type_name, const char *input,
 			 errdetail("Field \"%s\": %s.", error->field, error->problem)));
 }
 
-int64
-dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type, const dp_counter *counter)
-{
-	if (PG_ARGISNULL(argno))
-		return 0;
-	switch (type)
-	{
-		case DP_VALUE_INT8:
-			return PG_GETARG_INT64(argno);
-		case DP_VALUE_INT4:
-			return PG_GETARG_INT32(argno);
-		case DP_VALUE_FLOAT8:
-			return dp_counter_value_from_double(counter, PG_GETARG_FLOAT8(argno));
-	}
-	elog(ERROR, "unexpected dp_stream value type %d", (int) type);
-	return 0;					/* keep the compiler quiet */
-}
-
 void
 dp_check_confidence(double confidence)
 {

@@ -21,6 +21,8 @@
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 
+#include "dp_state.h"
+
 #define SEALED_TEXT_PREFIX "sealed:"
 
 Datum
@@ -182,47 +184,93 @@ dp_check_unsealed_allowed(const char *type_name)
 						 "values sealed with dp_reseal().")));
 }
 
-const unsigned char *
-dp_sealed_open(int kind, const char *type_name, const unsigned char *data, size_t length,
-			   size_t *plain_length, dp_seal_binding *binding)
+/* What dp_state_open asks of the database (dp_state.h). */
+typedef struct StateReader
 {
-	dp_seal_info info;
-	dp_parse_error error;
-	unsigned char secret[DP_SEAL_KEY_BYTES];
-	unsigned char *plain;
-	dp_status	status;
+	const char *type_name;
+	bool		check;			/* only for a role that may use the state */
+} StateReader;
 
-	if (!dp_seal_claims(data, length))
+static void
+reader_plain_state(void *context)
+{
+	dp_check_unsealed_allowed(((StateReader *) context)->type_name);
+}
+
+static bool
+reader_secret(void *context, uint64_t key_id, unsigned char key[DP_SEAL_KEY_BYTES])
+{
+	return dp_secret_by_id(key_id, key);
+}
+
+/* a value sealed before 0.12.0, or unsealed, belongs to the extension's owner */
+static void
+reader_unbound(void *context, bool sealed, dp_seal_binding *binding)
+{
+	/* before 0.6.0 is installed, that version's (no roles) rules apply */
+	if (sealed || dp_sealing_installed())
+		dp_binding_for_legacy_state(binding);
+	else
+		dp_binding_for_new_state(binding);
+}
+
+static void
+reader_check_binding(void *context, const dp_seal_binding *binding)
+{
+	StateReader *reader = context;
+
+	if (reader->check)
+		dp_check_binding(reader->type_name, binding);
+}
+
+static void *
+reader_allocate(void *context, size_t size)
+{
+	return palloc(size);
+}
+
+static void
+reader_release(void *context, void *memory)
+{
+	pfree(memory);
+}
+
+void *
+dp_state_read(int kind, const char *type_name, const unsigned char *data, size_t length,
+			  bool binary, const char *text, dp_seal_binding *binding, bool check)
+{
+	StateReader reader = {type_name, check};
+	dp_state_access access = {
+		.context = &reader,
+		.plain_state = reader_plain_state,
+		.secret = reader_secret,
+		.unbound = reader_unbound,
+		.check_binding = reader_check_binding,
+		.allocate = reader_allocate,
+		.release = reader_release
+	};
+	dp_state_opened opened;
+	dp_parse_error error;
+
+	if (dp_state_open((dp_sealed_kind) kind, data, length, &access, &opened, &error) == DP_OK)
 	{
-		dp_check_unsealed_allowed(type_name);
-		/* before 0.6.0 is installed, that version's (no roles) rules apply */
-		if (dp_sealing_installed())
-			dp_binding_for_legacy_state(binding);
-		else
-			dp_binding_for_new_state(binding);
-		*plain_length = length;
-		return data;
+		*binding = opened.binding;
+		return opened.state;
 	}
-	if (dp_seal_peek(data, length, (dp_sealed_kind) kind, &info, &error) != DP_OK)
-		dp_report_parse_error(type_name, "", &error, true);
-	if (!dp_secret_by_id(info.key_id, secret))
+	if (opened.stage == DP_STATE_NO_SECRET)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("%s value is sealed under a secret this database does not have",
 						type_name),
-				 errdetail("Secret id " UINT64_FORMAT ".", info.key_id),
+				 errdetail("Secret id " UINT64_FORMAT ".", opened.key_id),
 				 errhint("It comes from another database, or its secret was dropped; "
 						 "restore dp_stream.secrets from a dump of the database that "
 						 "sealed it.")));
-	plain = palloc(info.plain_length > 0 ? info.plain_length : 1);
-	status = dp_seal_open_bound(data, length, &info, secret, plain, binding, plain_length,
-								&error);
-	explicit_bzero(secret, sizeof(secret));
-	if (status != DP_OK)
+	/* a seal's errors are reported as binary input, the state's as given */
+	if (opened.stage == DP_STATE_SEAL)
 		dp_report_parse_error(type_name, "", &error, true);
-	if (binding->version == 1)
-		dp_binding_for_legacy_state(binding);
-	return plain;
+	dp_report_parse_error(type_name, text, &error, binary);
+	return NULL;				/* not reached */
 }
 
 PG_FUNCTION_INFO_V1(dp_sealed_secret_id);

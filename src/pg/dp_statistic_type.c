@@ -1,7 +1,8 @@
 /*
  * dp_statistic_type.c
  *		The dp_statistic SQL type (a stored, continuable sum, average or
- *		variance state) and the functions that read and advance it.
+ *		variance state): starting one, and the functions that read and
+ *		advance it.  The aggregates that build one are in dp_statistic_agg.c.
  */
 #include "dp_stream.h"
 
@@ -31,20 +32,69 @@ PG_FUNCTION_INFO_V1(dp_statistic_bind);
 PG_FUNCTION_INFO_V1(dp_statistic_bind_stream);
 PG_FUNCTION_INFO_V1(dp_statistic_stream_id);
 
-static dp_statistic *
-statistic_from_plain(const unsigned char *data, size_t length, bool binary, const char *text)
+/*
+ * What a statistic computes, as keyed noise names it: the noise key derives
+ * from it and a key is registered for one (dp_stream.keys.computes).
+ */
+char *
+dp_statistic_computes(const dp_statistic_spec *spec)
+{
+	return psprintf("%s(lower=%.17g,upper=%.17g,values=%s%s)",
+					dp_statistic_kind_name(spec->kind), spec->lower, spec->upper,
+					spec->domain == DP_VALUES_INTEGER ? "integer" : "real",
+					spec->kind != DP_STATISTIC_AVERAGE ? "" :
+					spec->estimator == DP_ESTIMATOR_PLAIN ? ",estimator=plain" :
+					",estimator=midpoint");
+}
+
+dp_statistic *
+dp_statistic_begin(MemoryContext context, const dp_statistic_spec *given, bool repeatable)
 {
 	dp_statistic layout;
-	dp_parse_error error;
 	dp_statistic *statistic;
-	size_t		size;
+	const char *field = NULL;
+	dp_statistic_spec repeatable_spec;
+	dp_statistic_spec unpartitioned;
+	const dp_statistic_spec *spec = given;
+	dp_status	status;
 
-	if (dp_statistic_peek(data, length, &layout, &error) != DP_OK)
-		dp_report_parse_error("dp_statistic", text, &error, binary);
-	size = dp_statistic_size(&layout);
-	statistic = palloc(size);
-	if (dp_statistic_deserialize(data, length, statistic, size, &error) != DP_OK)
-		dp_report_parse_error("dp_statistic", text, &error, binary);
+	/* pan-private and content-keyed, or refused (dp_repeatable_mechanism) */
+	if (repeatable)
+	{
+		repeatable_spec = *given;
+		dp_repeatable_mechanism(&repeatable_spec.mechanism);
+		spec = &repeatable_spec;
+	}
+	/* the noise key binds a keyed mechanism's partition; the statistic does not carry it */
+	unpartitioned = *spec;
+	memset(unpartitioned.mechanism.partition, 0, sizeof(unpartitioned.mechanism.partition));
+	status = dp_statistic_layout(&layout, &unpartitioned, &field);
+	if (status != DP_OK)
+		dp_report_statistic_status(status, field, spec);
+	statistic = MemoryContextAlloc(context, dp_statistic_size(&layout));
+	if (spec->mechanism.flags & DP_FLAG_KEYED)
+	{
+		/* what the statistic computes is part of the key and of its registration */
+		char	   *computed = dp_statistic_computes(spec);
+		unsigned char noise_key[DP_NOISE_KEY_BYTES];
+
+		bool		table_sampler = dp_keyed_noise_key(&spec->mechanism, computed, noise_key);
+
+		dp_statistic_start_with_sampler(statistic, &layout, noise_key, table_sampler,
+										dp_backend_random());
+		explicit_bzero(noise_key, sizeof(noise_key));
+		pfree(computed);
+	}
+	else if (repeatable)
+	{
+		unsigned char noise_key[DP_NOISE_KEY_BYTES];
+
+		dp_random_bytes(dp_backend_random(), noise_key, sizeof(noise_key));
+		dp_statistic_start_keyed(statistic, &layout, noise_key, dp_backend_random());
+		explicit_bzero(noise_key, sizeof(noise_key));
+	}
+	else
+		dp_statistic_start(statistic, &layout, dp_backend_random());
 	return statistic;
 }
 
@@ -53,21 +103,8 @@ static dp_statistic *
 statistic_from_bytes(const unsigned char *data, size_t length, bool binary, const char *text,
 					 dp_seal_binding *binding, bool check)
 {
-	size_t		plain_length;
-	const unsigned char *plain = dp_sealed_open(DP_SEALED_STATISTIC, "dp_statistic", data,
-												length, &plain_length, binding);
-	dp_statistic *statistic;
-
-	if (check)
-		dp_check_binding("dp_statistic", binding);
-	statistic = statistic_from_plain(plain, plain_length, binary, text);
-
-	if (plain != data)
-	{
-		explicit_bzero((void *) plain, plain_length);
-		pfree((void *) plain);
-	}
-	return statistic;
+	return dp_state_read(DP_SEALED_STATISTIC, "dp_statistic", data, length, binary, text,
+						 binding, check);
 }
 
 dp_statistic *

@@ -34,18 +34,20 @@ extern bool dp_keyed_noise_key(const dp_mechanism *mechanism, const char *contex
  * Sealed values (dp_sealed.c).  dp_sealed_datum seals a core serialization
  * whose first public_length bytes are public, padded to padded_length (a
  * length that depends on public fields only), bound to a role and maybe a
- * stream; dp_sealed_open returns the serialization inside stored bytes,
- * after authenticating them, or the bytes themselves for an unsealed value
- * when dp_stream.read_unsealed is on, and what they are bound to (a value
- * sealed before 0.12.0, or unsealed, to the extension's owner).  It does
- * not check the role: dp_check_binding does.
+ * stream; dp_state_read opens stored bytes in one call of the core
+ * (dp_state_open): the state (a dp_counter or dp_statistic in palloc'd
+ * memory) after authenticating it, or from an unsealed value when
+ * dp_stream.read_unsealed is on, and what it is bound to (a value sealed
+ * before 0.12.0, or unsealed, to the extension's owner); with check, only
+ * for a role that may use it (dp_check_binding).  Errors in the state name
+ * it as text or binary input.
  */
 extern Datum dp_sealed_datum(int kind, const unsigned char *plain, size_t plain_length,
 							 size_t public_length, size_t padded_length,
 							 const dp_seal_binding *binding);
-extern const unsigned char *dp_sealed_open(int kind, const char *type_name,
-										   const unsigned char *data, size_t length,
-										   size_t *plain_length, dp_seal_binding *binding);
+extern void *dp_state_read(int kind, const char *type_name, const unsigned char *data,
+						   size_t length, bool binary, const char *text,
+						   dp_seal_binding *binding, bool check);
 /* The binding of a new state: the current role, no stream. */
 extern void dp_binding_for_new_state(dp_seal_binding *binding);
 /* The binding of a state that names none: the extension's owner. */
@@ -61,7 +63,10 @@ extern char *dp_sealed_text(Datum datum);
 /* The sealed bytes of a text form; NULL when the text is not a sealed one. */
 extern const unsigned char *dp_sealed_from_text(const char *type_name, const char *text,
 												size_t *length);
-/* The unsealed form, for databases whose extension predates 0.6.0. */
+/*
+ * The unsealed form, for databases whose extension predates 0.6.0
+ * (dp_state_compat.c).
+ */
 extern Datum dp_unsealed_datum(const dp_counter *counter, const dp_statistic *statistic);
 /* A sealed value typed in or received, checked for form and stored as it is. */
 extern Datum dp_sealed_input(int kind, const char *type_name, const unsigned char *data,
@@ -142,7 +147,7 @@ typedef enum DpValueType
 /*
  * The value of one time step from argument `argno`: NULL is 0, a float8 is
  * rounded and clamped (dp_counter_value_from_double); integers are clamped
- * by dp_counter_push.
+ * by dp_counter_push (dp_counter_type.c).
  */
 extern int64 dp_step_value(FunctionCallInfo fcinfo, int argno, DpValueType type,
 						   const dp_counter *counter);
@@ -163,6 +168,12 @@ typedef struct DpMechanismDatum
 #define DP_MECHANISM_DATUM_VERSION 5	/* the codec; raw structs: 1: 0.1.0, no block;
 										 * 2: 0.2.0-0.5.0, no key; 3: 0.6.0, no
 										 * contributions; 4: early 0.7.0 builds */
+
+/* A stored value of versions 1 to 4, or false (dp_mechanism_compat.c). */
+extern bool dp_mechanism_read_struct(const DpMechanismDatum *value, size_t size,
+									 dp_mechanism *mechanism);
+/* Validate a mechanism or raise an error naming the parameter. */
+extern void dp_mechanism_check(const dp_mechanism *mechanism);
 
 /* The mechanism of a datum, validated: an invalid stored value raises XX001. */
 extern const dp_mechanism *dp_mechanism_from_datum(Datum datum);

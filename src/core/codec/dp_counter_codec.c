@@ -47,7 +47,8 @@
  * after the last node.
  *
  * Versions 1 (dp_stream 0.1.0, Binary only: no block field, nodes at 48) and
- * 2 (nodes at 56) are still read, without a noise key.  The consistent
+ * 2 (nodes at 56) are still read, without a noise key.  Versions 1 to 5,
+ * the fixed layouts, are read and written by dp_counter_codec_compat.c.  The consistent
  * release, when that option is set, is the last node.  The text form is
  * version 2's; it carries no noise key.
  */
@@ -57,26 +58,10 @@
 #include <string.h>
 
 #include "dp_bytes.h"
+#include "dp_counter_codec_compat.h"
 #include "dp_text.h"
 
-#define HEADER_BYTES_V1 48
-#define HEADER_BYTES_V2 56
-#define KEY_SECTION 56
-#define NOISE_KEY_OFFSET 64
-#define KEY_NAME_OFFSET 96
-#define HEADER_BYTES_V3 160
-#define CONTRIBUTIONS_OFFSET 160
-#define HEADER_BYTES_V4 168
-#define SHAPE_OFFSET 168
-#define HEADER_BYTES_V5 176
 #define TEXT_VERSION 2
-
-static size_t
-header_bytes(int version)
-{
-	return version == 1 ? HEADER_BYTES_V1 : version == 2 ? HEADER_BYTES_V2 :
-		version == 3 ? HEADER_BYTES_V3 : version == 4 ? HEADER_BYTES_V4 : HEADER_BYTES_V5;
-}
 
 #define COMPACT_VERSION 6
 
@@ -86,38 +71,6 @@ fail(dp_parse_error *error, const char *field, const char *problem)
 	error->field = field;
 	error->problem = problem;
 	return DP_ERROR_FORMAT;
-}
-
-void
-dp_counter_persisted_nodes(const dp_counter *counter, dp_int128 *nodes)
-{
-	int			first = 0;
-
-	if (counter->kind->persist)
-	{
-		counter->kind->persist(counter, nodes);
-		first = counter->kind_nodes;
-	}
-	for (int i = first; i < counter->node_count; i++)
-		nodes[i] = counter->nodes[i];
-}
-
-/*
- * Whether the counter can be stored so that it reads back: a forged state
- * whose nodes sit just below DP_NODE_VALUE_MAX can be pushed past it (its
- * open accumulators grow by the values), and such a state is refused
- * before it is written rather than when it is read.
- */
-dp_status
-dp_counter_check_storable(const dp_counter *counter)
-{
-	dp_int128	nodes[DP_COUNTER_MAX_NODES];
-
-	dp_counter_persisted_nodes(counter, nodes);
-	for (int i = 0; i < counter->node_count; i++)
-		if (nodes[i] > DP_NODE_VALUE_MAX || nodes[i] < -DP_NODE_VALUE_MAX)
-			return DP_ERROR_OVERFLOW;
-	return DP_OK;
 }
 
 /* An output that only counts bytes when out is NULL. */
@@ -280,58 +233,6 @@ void
 dp_counter_serialize(const dp_counter *counter, unsigned char *out)
 {
 	(void) compact_encode(counter, out, NULL);
-}
-
-/*
- * The fixed layout of versions 4 and 5 (0.7.0 to 0.9.0), which every
- * reader still accepts: written by the tests of old states and by tools
- * that want fixed offsets, never by the extension.
- */
-static int
-fixed_version(const dp_mechanism *mechanism)
-{
-	return mechanism->shape != 0 ? 5 : 4;
-}
-
-size_t
-dp_counter_fixed_size(const dp_counter *counter)
-{
-	return header_bytes(fixed_version(&counter->mechanism)) + 16 * (size_t) counter->node_count;
-}
-
-void
-dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out)
-{
-	dp_int128	nodes[DP_COUNTER_MAX_NODES];
-	int			version = fixed_version(&counter->mechanism);
-	size_t		header = header_bytes(version);
-
-	memset(out, 0, header);
-	out[0] = (unsigned char) version;
-	dp_put_u32(out + 4, (uint32_t) counter->mechanism.kind);
-	dp_put_u32(out + 8, counter->mechanism.flags);
-	dp_put_u32(out + 12, (uint32_t) counter->node_count);
-	dp_put_f64(out + 16, counter->mechanism.epsilon);
-	dp_put_u64(out + 24, (uint64_t) counter->mechanism.horizon);
-	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
-	dp_put_u64(out + 40, (uint64_t) counter->steps);
-	dp_put_u64(out + 48, (uint64_t) counter->mechanism.block);
-	out[KEY_SECTION] = counter->has_noise_key && !counter->table_sampler ? 1 : 0;
-	if (counter->has_noise_key && !counter->table_sampler)
-		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
-	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
-	dp_put_u64(out + CONTRIBUTIONS_OFFSET, (uint64_t) counter->mechanism.contributions);
-	if (version >= 5)
-		dp_put_f64(out + SHAPE_OFFSET, counter->mechanism.shape);
-
-	dp_counter_persisted_nodes(counter, nodes);
-	for (int i = 0; i < counter->node_count; i++)
-	{
-		dp_uint128	bits = (dp_uint128) nodes[i];
-
-		dp_put_u64(out + header + 16 * i, (uint64_t) bits);
-		dp_put_u64(out + header + 16 * i + 8, (uint64_t) (bits >> 64));
-	}
 }
 
 /* Reads fields of the compact form in order, each against what is left. */
@@ -513,15 +414,6 @@ check_steps(const dp_mechanism *mechanism, int64_t steps, dp_parse_error *error)
 	return DP_OK;
 }
 
-/* Version 1 (0.1.0) exists for the plain Binary mechanism only. */
-static dp_status
-check_version(int version, const dp_mechanism *mechanism, dp_parse_error *error)
-{
-	if (version == 1 && (mechanism->kind != DP_MECHANISM_BINARY || mechanism->flags != 0))
-		return fail(error, "version", "version 1 states hold the plain Binary mechanism only");
-	return DP_OK;
-}
-
 /* No genuine state holds a node beyond DP_NODE_VALUE_MAX (dp_int128.h). */
 static dp_status
 check_nodes(const dp_int128 *nodes, int count, dp_parse_error *error)
@@ -536,69 +428,13 @@ dp_status
 dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanism,
 				dp_parse_error *error)
 {
-	uint64_t	epsilon_bits;
-	const char *field;
-	size_t		node_count;
-
 	if (length >= 1 && data[0] == COMPACT_VERSION)
 	{
 		compact_header header;
 
 		return compact_header_read(data, length, mechanism, &header, error);
 	}
-	if (length < 1 || data[0] < 1 || data[0] > 5)
-		return fail(error, "version", "unsupported state format version");
-	if (length < header_bytes(data[0]))
-		return fail(error, "length", "shorter than the state header");
-	if (data[1] != 0 || data[2] != 0 || data[3] != 0)
-		return fail(error, "reserved", "reserved header bytes are not zero");
-
-	memset(mechanism, 0, sizeof(*mechanism));
-	mechanism->kind = (int32_t) dp_get_u32(data + 4);
-	mechanism->flags = dp_get_u32(data + 8);
-	epsilon_bits = dp_get_u64(data + 16);
-	memcpy(&mechanism->epsilon, &epsilon_bits, sizeof(epsilon_bits));
-	mechanism->horizon = (int64_t) dp_get_u64(data + 24);
-	mechanism->max_per_step = (int64_t) dp_get_u64(data + 32);
-	if (check_version(data[0], mechanism, error) != DP_OK)
-		return DP_ERROR_FORMAT;
-	if (data[0] != 1)
-		mechanism->block = (int64_t) dp_get_u64(data + 48);
-	if (data[0] >= 3)
-	{
-		if (data[KEY_SECTION] > 1)
-			return fail(error, "noise_key", "the noise key flag is neither 0 nor 1");
-		for (int i = KEY_SECTION + 1; i < NOISE_KEY_OFFSET; i++)
-			if (data[i] != 0)
-				return fail(error, "reserved", "reserved header bytes are not zero");
-		if (data[KEY_SECTION] == 0)
-			for (int i = NOISE_KEY_OFFSET; i < KEY_NAME_OFFSET; i++)
-				if (data[i] != 0)
-					return fail(error, "noise_key", "a noise key without its flag");
-		/* validation below refuses a name that is not NUL-terminated or not zero-padded */
-		memcpy(mechanism->key, data + KEY_NAME_OFFSET, sizeof(mechanism->key));
-	}
-	if (data[0] >= 4)
-		mechanism->contributions = (int64_t) dp_get_u64(data + CONTRIBUTIONS_OFFSET);
-	if (data[0] >= 5)
-	{
-		mechanism->shape = dp_get_f64(data + SHAPE_OFFSET);
-		if (mechanism->shape == 0)
-			return fail(error, "version", "version 5 without a real parameter");
-	}
-	else if (dp_counter_kind_by_id(mechanism->kind) &&
-			 dp_counter_kind_by_id(mechanism->kind)->shape_name)
-		return fail(error, "version", "a mechanism with a real parameter needs version 5");
-
-	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
-		return fail(error, field, "out of range or invalid");
-
-	node_count = dp_get_u32(data + 12);
-	if (node_count != (size_t) dp_counter_persisted_node_count(mechanism))
-		return fail(error, "nodes", "node count does not match the mechanism");
-	if (length != header_bytes(data[0]) + 16 * node_count)
-		return fail(error, "length", "length does not match the node count");
-	return DP_OK;
+	return dp_counter_fixed_peek(data, length, mechanism, error);
 }
 
 /*
@@ -647,7 +483,7 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 	dp_mechanism mechanism;
 	dp_int128	nodes[DP_COUNTER_MAX_NODES];
 	dp_status	status;
-	size_t		node_count;
+	int			node_count;
 	int64_t		steps;
 	const unsigned char *noise_key;
 
@@ -663,24 +499,11 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 		return load(counter, counter_bytes, &mechanism, header.steps, nodes,
 					(int) header.node_count, header.noise_key, header.table_sampler, error);
 	}
-	status = dp_counter_peek(data, length, &mechanism, error);
+	status = dp_counter_fixed_read(data, length, &mechanism, &steps, nodes, &node_count,
+								   &noise_key, error);
 	if (status != DP_OK)
 		return status;
-	/* peek checked the count against the mechanism and the length */
-	steps = (int64_t) dp_get_u64(data + 40);
-	node_count = dp_get_u32(data + 12);
-	if (node_count > DP_COUNTER_MAX_NODES)
-		return fail(error, "nodes", "too many nodes");
-	noise_key = (data[0] >= 3 && data[KEY_SECTION] == 1) ? data + NOISE_KEY_OFFSET : NULL;
-	data += header_bytes(data[0]);
-	for (size_t i = 0; i < node_count; i++)
-	{
-		uint64_t	low = dp_get_u64(data + 16 * i);
-		uint64_t	high = dp_get_u64(data + 16 * i + 8);
-
-		nodes[i] = (dp_int128) (((dp_uint128) high << 64) | low);
-	}
-	return load(counter, counter_bytes, &mechanism, steps, nodes, (int) node_count, noise_key,
+	return load(counter, counter_bytes, &mechanism, steps, nodes, node_count, noise_key,
 				false, error);
 }
 
@@ -747,7 +570,7 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 		return status;
 	if (dp_mechanism_validate(mechanism, &field) != DP_OK)
 		return fail(error, field, "out of range or invalid");
-	if (check_version((int) version, mechanism, error) != DP_OK)
+	if (dp_counter_check_version((int) version, mechanism, error) != DP_OK)
 		return DP_ERROR_FORMAT;
 
 	if (!dp_text_accept(&cursor, "steps") || !dp_text_accept(&cursor, "="))

@@ -63,7 +63,10 @@ typedef struct dp_delayed_tree
 	dp_scale	(*level_scale) (const dp_counter *counter, int level);
 } dp_delayed_tree;
 
-/* The tree of a delayed-tree mechanism; false for any other kind. */
+/*
+ * The tree of a delayed-tree mechanism; false for any other kind
+ * (dp_delayed_tree_loss.c, above the engine and the kinds that use it).
+ */
 extern bool dp_delayed_tree_of(const dp_mechanism *mechanism, dp_delayed_tree *tree);
 extern bool dp_expiring_tree(const dp_mechanism *mechanism, dp_delayed_tree *tree);
 extern bool dp_expiring_baseline_tree(const dp_mechanism *mechanism, dp_delayed_tree *tree);
@@ -73,6 +76,9 @@ extern int64_t dp_delayed_tree_delay(const dp_delayed_tree *tree, int level);
 extern int	dp_delayed_tree_class(const dp_delayed_tree *tree, int level);
 extern int	dp_delayed_tree_ring(const dp_delayed_tree *tree, int level);
 extern int	dp_delayed_tree_node_count(const dp_delayed_tree *tree);
+
+/* b_l / 2^l at t: the last interval of level l usable at t (0: none). */
+extern int64_t dp_delayed_tree_usable_through(const dp_delayed_tree *tree, int level, int64_t t);
 
 /* Level l's share of the cover at t: the intervals (first, last] in units of 2^l. */
 extern void dp_delayed_tree_segment(const dp_delayed_tree *tree, int level, int64_t t,

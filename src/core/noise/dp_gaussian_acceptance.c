@@ -43,7 +43,7 @@
  * only streams that draw fresh noise use it (dp_random.constant_time_gaussian):
  * keyed noise keeps the test its key was first drawn with.
  */
-#include "dp_gaussian.h"
+#include "dp_gaussian_acceptance.h"
 
 #include <string.h>
 

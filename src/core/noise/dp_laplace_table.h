@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #include "dp_int128.h"
-#include "dp_noise.h"
+#include "dp_scale.h"
 #include "dp_random.h"
 
 /*

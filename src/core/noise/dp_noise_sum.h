@@ -1,68 +1,39 @@
 /*
  * dp_noise_sum.h
- *		Variance and provable tail bounds of weighted sums of independent
- *		discrete Laplace and discrete Gaussian noise terms.
+ *		The noise of one release: a sum of groups of discrete Laplace and
+ *		discrete Gaussian terms (dp_noise_group), its variance and the
+ *		half-width of its two-sided interval.
  *
- * Mechanisms that combine tree nodes with non-integer weights (Honaker,
- * "Efficient Use of Differentially Private Binary Trees", TPDP 2015) or that
- * add Gaussian noise release
- *     S = sum_groups weight_g (Z_g,1 + ... + Z_g,terms_g),
- * all Z independent, those of a group identically distributed.  The exact
- * tails of dp_noise.h need one family and integer weights; here the bound
- * is Chernoff's, which needs neither:
- *     P[S >= w] <= exp(-s w) E exp(s S)   for every s > 0,
- * with the exact moment generating function of the discrete Laplace
- *     E exp(s Z) = (1 - q)^2 / ((1 - q e^s)(1 - q e^-s)),  q = e^(-1/b), |s| < 1/b,
- * and the sub-Gaussian bound of the discrete Gaussian
- *     E exp(s Z) <= exp(s^2 sigma^2 / 2)
- * (Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
- * Privacy", NeurIPS 2020: by Poisson summation the shifted theta sum is at
- * most the centred one).  S is symmetric, so P[|S| > w] <= 2 P[S >= w], and
- * the half-width for a miss probability is
- *     w = min_{s > 0} (log E exp(s S) + log(2 / miss)) / s.
- * Every s gives a valid w; the minimisation (golden section, a fixed number
- * of steps) only affects tightness.  The returned w is the value at the
- * best s found raised by a relative 1e-9, which covers the floating
- * rounding of the evaluation (dp_noise_sum.c bounds it by 1e-12), and it is
- * returned only after the bound has been re-evaluated at that s and seen to
- * hold.  It is a provable upper bound: P[|S| > w] <= miss.
+ * This is the one place that knows both families: it picks the exact forms
+ * of dp_laplace_tails.h for plain Laplace sums and the Chernoff bound of
+ * dp_noise_chernoff.h for weighted or Gaussian ones.
  */
 #ifndef DP_NOISE_SUM_H
 #define DP_NOISE_SUM_H
 
 #include "dp_gaussian.h"
+#include "dp_laplace_tails.h"
 #include "dp_noise.h"
+#include "dp_noise_chernoff.h"
+
+extern double dp_noise_sum_variance(const dp_noise_group *groups, int count);
 
 /*
- * A group of the weighted sum: the release noise groups of dp_noise.h
- * (family, scale: Laplace b or Gaussian sigma^2, weight: any finite real,
- * only |weight| matters; terms: 0 .. 2^62).
+ * Half-width w of the two-sided interval P[|S| > w] <= 1 - confidence for
+ * the sum S of all groups.  One group of at most DP_EXACT_TERMS_MAX terms:
+ * exact.  Two groups: exact up to a lattice rounding, always upwards (see
+ * dp_laplace_tails.c; at most 0.1% wide).  More terms of one scale: a Cornish-Fisher
+ * expansion with the exact cumulants (within 0.1% of the exact form where
+ * both apply, and closer as the terms grow).
  */
-typedef dp_noise_group dp_weighted_noise_group;
-
-/* Groups accepted by one call (a bound on the time and the rounding). */
-#define DP_WEIGHTED_NOISE_GROUPS_MAX 256
-#define DP_WEIGHTED_NOISE_TERMS_MAX (((int64_t) 1) << 62)
-
+extern double dp_noise_sum_half_width(const dp_noise_group *groups, int count,
+									  double confidence);
 /*
- * Exact variance sum_g terms_g weight_g^2 Var(Z_g) (exact variances of each
- * family, in double precision).  NaN for invalid groups (see below).
+ * The same for a miss probability P[|S| > w] <= miss given directly, so that
+ * a caller splitting 1 - confidence between several sums loses no precision
+ * to 1 - (1 - miss) (confidence 0.9999999999999999 halved would round to 1).
  */
-extern double dp_weighted_noise_variance(const dp_weighted_noise_group *groups, int count);
-
-/*
- * w with P[|S| > w] <= miss (Chernoff, see above).  0 when there is no noise
- * (no groups, or every group has weight 0 or no terms) or miss >= 1;
- * +infinity when the bound exceeds the range of a double; NaN when miss is
- * NaN or <= 0, count is negative or above DP_WEIGHTED_NOISE_GROUPS_MAX, or a
- * group has an unknown family, a zero numerator or denominator, a
- * non-finite weight, or terms outside [0, 2^62].
- */
-extern double dp_weighted_noise_half_width_missing(const dp_weighted_noise_group *groups,
-												   int count, double miss);
-
-/* The same for one group. */
-extern double dp_weighted_noise_half_width_one(dp_noise_family family, const dp_scale *scale,
-											   double weight, int64_t terms, double miss);
+extern double dp_noise_sum_half_width_missing(const dp_noise_group *groups, int count,
+											  double miss);
 
 #endif							/* DP_NOISE_SUM_H */

@@ -59,8 +59,10 @@ reset_stream(dp_random *rng)
  * Nothing unread is ever readable: available is 0.
  */
 void
-dp_random_reset_derived(dp_random *rng)
+dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf, const void *message,
+						   size_t length)
 {
+	dp_random_prf_derive(rng->key, prf, message, length);
 	reset_fields(rng, true);
 }
 

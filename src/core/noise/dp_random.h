@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "dp_int128.h"
+#include "dp_random_derive.h"
 
-#define DP_RANDOM_KEY_BYTES 32
 #define DP_RANDOM_BUFFER_BYTES 512
 /* blocks a derived stream generates two at a time before whole buffers */
 #define DP_RANDOM_SMALL_REFILL_BLOCKS 4
@@ -65,19 +65,6 @@ typedef struct dp_random
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
 
-/*
- * A noise key prepared for derivations: the BLAKE2b chaining value after
- * the key block of dp_random_derive_key.  As secret as the key itself; the
- * owner keeps it beside the key and wipes it with the key.
- */
-typedef struct dp_random_prf
-{
-	uint64_t	h[8];
-} dp_random_prf;
-
-/* the longest message dp_random_init_derived_prf takes (one BLAKE2b block) */
-#define DP_RANDOM_PRF_MAX_MESSAGE 128
-
 /* Returns false when libsodium cannot be initialised. */
 extern bool dp_random_library_init(void);
 
@@ -91,27 +78,16 @@ extern void dp_random_init_derived(dp_random *rng, const unsigned char *key,
 								   const void *message, size_t length);
 /*
  * dp_random_init_derived(rng, key, message, length) for a prepared key, at
- * less cost (dp_random_derive.c): the key block is compressed once by
+ * less cost (dp_random_derive.h): the key block is compressed once by
  * dp_random_prf_prepare, each stream compresses only its message (1 to
  * DP_RANDOM_PRF_MAX_MESSAGE bytes) and generates its first keystream
  * blocks two at a time.  The stream starts without wiping the buffer it
  * is given: wipe it after use with dp_random_wipe_derived, which erases what
  * the stream wrote.
  */
-extern void dp_random_prf_prepare(dp_random_prf *prf, const unsigned char *key);
-extern void dp_random_prf_wipe(dp_random_prf *prf);
 extern void dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf,
 									   const void *message, size_t length);
 extern void dp_random_wipe_derived(dp_random *rng);
-/* for dp_random_derive.c: the state of a derived stream just keyed */
-extern void dp_random_reset_derived(dp_random *rng);
-/*
- * Blocks counter and counter + 1 of crypto_stream_chacha20 (zero nonce)
- * under key, with SSE2 (dp_random_derive.c); false, writing nothing, where
- * the build has no SSE2 (libsodium serves then).
- */
-extern bool dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
-									uint64_t counter);
 /* out (32 bytes) = keyed BLAKE2b of the message under key (32 bytes). */
 extern void dp_random_derive_key(unsigned char *out, const unsigned char *key,
 								 const void *message, size_t length);

@@ -33,7 +33,7 @@
  *
  * No PostgreSQL headers.
  */
-#include "dp_random.h"
+#include "dp_random_derive.h"
 
 #include <string.h>
 #include <sodium.h>
@@ -187,8 +187,8 @@ dp_random_prf_wipe(dp_random_prf *prf)
  * the final one, a longer one needs more blocks: no term's position is
  * either (dp_random.h).
  */
-static void
-prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, size_t length)
+void
+dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, size_t length)
 {
 	unsigned char block[128];
 	uint64_t	m[16];
@@ -205,14 +205,6 @@ prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, si
 	sodium_memzero(h, sizeof(h));
 	sodium_memzero(m, sizeof(m));
 	sodium_memzero(block, sizeof(block));
-}
-
-void
-dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf, const void *message,
-						   size_t length)
-{
-	prf_derive(rng->key, prf, message, length);
-	dp_random_reset_derived(rng);
 }
 
 #ifdef __SSE2__

@@ -1,0 +1,29 @@
+/*
+ * dp_registry.h
+ *		The registry of counting mechanisms: the kinds of dp_mechanism_list.h,
+ *		looked up by stored id or by name, and the checks of a mechanism value
+ *		against its kind (dp_mechanism_validate, declared in dp_mechanism.h).
+ *
+ * The registry sits above the kinds (it lists them) and below everything
+ * that runs or describes one: the counter, the codecs, planning.
+ */
+#ifndef DP_REGISTRY_H
+#define DP_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp_counter_kind.h"
+
+extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
+extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
+/*
+ * The kinds that accept every option in `flags` (DP_FLAG_*), in registry
+ * order: fills names with up to `size` kind names and returns how many kinds
+ * there are.  Messages that list the kinds supporting an option ask this,
+ * so a new kind, or a kind that gains an option, is listed at once.
+ */
+extern size_t dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size);
+extern const dp_counter_kind *dp_counter_kind_at(size_t index);
+
+#endif							/* DP_REGISTRY_H */

@@ -1,0 +1,51 @@
+/*
+ * dp_random_derive.h
+ *		The primitives under derived noise streams: a noise key prepared for
+ *		keyed BLAKE2b derivations, and ChaCha20 blocks two at a time
+ *		(dp_random_derive.c).  They know nothing of a dp_random stream;
+ *		dp_random.c builds its streams on them.
+ *
+ * No PostgreSQL headers.
+ */
+#ifndef DP_RANDOM_DERIVE_H
+#define DP_RANDOM_DERIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DP_RANDOM_KEY_BYTES 32
+
+/*
+ * A noise key prepared for derivations: the BLAKE2b chaining value after
+ * the key block of dp_random_derive_key.  As secret as the key itself; the
+ * owner keeps it beside the key and wipes it with the key.
+ */
+typedef struct dp_random_prf
+{
+	uint64_t	h[8];
+} dp_random_prf;
+
+/* the longest message dp_random_init_derived_prf takes (one BLAKE2b block) */
+#define DP_RANDOM_PRF_MAX_MESSAGE 128
+
+extern void dp_random_prf_prepare(dp_random_prf *prf, const unsigned char *key);
+extern void dp_random_prf_wipe(dp_random_prf *prf);
+
+/*
+ * out (DP_RANDOM_KEY_BYTES) = keyed BLAKE2b of the message (1 to
+ * DP_RANDOM_PRF_MAX_MESSAGE bytes) under the prepared key: what
+ * dp_random_derive_key gives for the key itself.
+ */
+extern void dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf,
+								 const void *message, size_t length);
+
+/*
+ * Blocks counter and counter + 1 of crypto_stream_chacha20 (zero nonce)
+ * under key, with SSE2 (dp_random_derive.c); false, writing nothing, where
+ * the build has no SSE2 (libsodium serves then).
+ */
+extern bool dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
+									uint64_t counter);
+
+#endif							/* DP_RANDOM_DERIVE_H */

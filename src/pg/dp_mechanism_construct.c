@@ -1,0 +1,691 @@
+/*
+ * dp_mechanism_construct.c
+ *		The constructors of dp_mechanism values, one per kind, and the
+ *		generic one by name (dp_mechanism_of); 0.14.0's argument order and
+ *		the warning for calls whose meaning it changed.
+ */
+#include "dp_stream.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "miscadmin.h"
+
+#include <sodium.h>
+
+#include "dp_delayed_tree.h"
+#include "dp_gaussian.h"
+#include "dp_planning.h"
+
+PG_FUNCTION_INFO_V1(dp_binary_construct);
+PG_FUNCTION_INFO_V1(dp_simple_i_construct);
+PG_FUNCTION_INFO_V1(dp_simple_ii_construct);
+PG_FUNCTION_INFO_V1(dp_two_level_construct);
+PG_FUNCTION_INFO_V1(dp_kary_construct);
+PG_FUNCTION_INFO_V1(dp_balanced_construct);
+PG_FUNCTION_INFO_V1(dp_hybrid_construct);
+PG_FUNCTION_INFO_V1(dp_mechanism_of);
+PG_FUNCTION_INFO_V1(dp_ppcum_construct);
+
+/* A mechanism of these parameters, not yet checked. */
+static void
+fill_mechanism(dp_mechanism *mechanism, dp_mechanism_kind kind, uint32 flags, double epsilon,
+			   int64 horizon, int64 max_per_step, int64 block)
+{
+	memset(mechanism, 0, sizeof(*mechanism));
+	mechanism->kind = kind;
+	mechanism->flags = flags;
+	mechanism->epsilon = epsilon;
+	mechanism->horizon = horizon;
+	mechanism->max_per_step = max_per_step;
+	mechanism->block = block;
+}
+
+static Datum
+construct_flagged(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 horizon,
+				  int64 max_per_step, int64 block)
+{
+	dp_mechanism mechanism;
+
+	fill_mechanism(&mechanism, kind, flags, epsilon, horizon, max_per_step, block);
+	dp_mechanism_check(&mechanism);
+	return dp_mechanism_to_datum(&mechanism);
+}
+
+static Datum
+construct(dp_mechanism_kind kind, double epsilon, int64 horizon, int64 max_per_step,
+		  int64 block)
+{
+	return construct_flagged(kind, 0, epsilon, horizon, max_per_step, block);
+}
+
+/*
+ * The step bound argument: NULL is "not stated" (DP_STEP_BOUND_UNSTATED).
+ * An explicit 0 is refused, not taken for "not stated": a user who writes
+ * a bound means one.
+ */
+static int64
+step_bound_argument(FunctionCallInfo fcinfo, int argno)
+{
+	int64		bound;
+
+	if (PG_ARGISNULL(argno))
+		return DP_STEP_BOUND_UNSTATED;
+	bound = PG_GETARG_INT64(argno);
+	if (bound == DP_STEP_BOUND_UNSTATED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_per_step must be between 1 and %s",
+						dp_limit_text_int64(DP_MAX_PER_STEP_MAX)),
+				 errdetail("max_per_step was 0."),
+				 errhint("max_per_step is the largest value one time step may contribute; "
+						 "leave it out (NULL) for a sum, average or variance.")));
+	return bound;
+}
+
+/*
+ * dp_binary(epsilon, horizon, max_per_step DEFAULT NULL); a NULL epsilon
+ * or horizon gives NULL, as the strict constructors before 0.14.0 did.
+ * The 0.1.0 to 0.13.0 definitions call these with their default of 1.
+ */
+Datum
+dp_binary_construct(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(construct(DP_MECHANISM_BINARY, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  step_bound_argument(fcinfo, 2), 0));
+}
+
+/* dp_simple_i(epsilon, horizon, max_per_step DEFAULT NULL) */
+Datum
+dp_simple_i_construct(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_I, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  step_bound_argument(fcinfo, 2), 0));
+}
+
+/* dp_simple_ii(epsilon, max_per_step DEFAULT NULL) */
+Datum
+dp_simple_ii_construct(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_II, PG_GETARG_FLOAT8(0), 0,
+							  step_bound_argument(fcinfo, 1), 0));
+}
+
+/*
+ * A block or arity left out is the kind's default for the horizon; when no
+ * value fits the horizon at all (balanced digits beyond about 2^56 steps),
+ * the horizon is what is wrong, and an error about an arity the user never
+ * gave would send them the wrong way.  Other failures are left to
+ * check_mechanism, which reports them as usual.
+ */
+static void
+check_default_block(dp_mechanism_kind kind, uint32 flags, double epsilon, int64 horizon,
+					int64 max_per_step, int64 block)
+{
+	const dp_counter_kind *counter_kind = dp_counter_kind_by_id(kind);
+	dp_mechanism mechanism;
+	const char *field;
+	int64		limit;
+
+	fill_mechanism(&mechanism, kind, flags, epsilon, horizon, max_per_step, block);
+	if (counter_kind == NULL || !counter_kind->bounded ||
+		dp_mechanism_validate(&mechanism, &field) != DP_ERROR_BLOCK)
+		return;
+	limit = dp_mechanism_default_block_horizon_max(&mechanism);
+	if (limit <= 0 || horizon <= limit)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("horizon is too large for the %s mechanism", counter_kind->name),
+			 errdetail("horizon was " INT64_FORMAT "; with any %s, the %s mechanism takes at most "
+					   INT64_FORMAT " steps.", horizon, counter_kind->block_name,
+					   counter_kind->name, limit),
+			 (flags & DP_FLAG_ZCDP) ?
+			 errhint("For a longer stream use dp_zcdp_mechanism_of with kary or binary (up to "
+					 "%s steps), or with balanced_unbounded and no horizon.",
+					 dp_limit_text_int64(DP_HORIZON_MAX)) :
+			 errhint("For a longer stream use dp_kary or dp_binary (up to %s steps), or "
+					 "dp_balanced_unbounded (dp_auto without a horizon).",
+					 dp_limit_text_int64(DP_HORIZON_MAX))));
+}
+
+/*
+ * Constructors of the form (epsilon, horizon, block DEFAULT NULL,
+ * max_per_step DEFAULT 1), where the kind's default_block fills a NULL
+ * block (two_level's block, an arity of kary and balanced) from the horizon.
+ * The definitions of 0.1.0 to 0.13.0 only, kept with their meaning for a
+ * database whose extension is not yet updated; 0.14.0's order is
+ * construct_in_order's.
+ */
+static Datum
+construct_with_block(FunctionCallInfo fcinfo, dp_mechanism_kind kind)
+{
+	int64		horizon;
+	int64		block;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	horizon = PG_GETARG_INT64(1);
+	if (!PG_ARGISNULL(2))
+		block = PG_GETARG_INT64(2);
+	else
+	{
+		block = horizon >= 1 && horizon <= DP_HORIZON_MAX ?
+			dp_counter_kind_by_id(kind)->default_block(horizon) : 0;
+		check_default_block(kind, 0, PG_GETARG_FLOAT8(0), horizon, PG_GETARG_INT64(3), block);
+	}
+	return construct(kind, PG_GETARG_FLOAT8(0), horizon, PG_GETARG_INT64(3), block);
+}
+
+/* dp_two_level(epsilon, horizon, block DEFAULT ceil(sqrt(horizon)), max_per_step DEFAULT 1) */
+Datum
+dp_two_level_construct(PG_FUNCTION_ARGS)
+{
+	return construct_with_block(fcinfo, DP_MECHANISM_TWO_LEVEL);
+}
+
+/* dp_kary(epsilon, horizon, arity DEFAULT least mean variance, max_per_step DEFAULT 1) */
+Datum
+dp_kary_construct(PG_FUNCTION_ARGS)
+{
+	return construct_with_block(fcinfo, DP_MECHANISM_KARY);
+}
+
+/* dp_balanced(epsilon, horizon, odd arity DEFAULT least mean variance, max_per_step DEFAULT 1) */
+Datum
+dp_balanced_construct(PG_FUNCTION_ARGS)
+{
+	return construct_with_block(fcinfo, DP_MECHANISM_BALANCED);
+}
+
+/*
+ * dp_mechanism_of(kind text, epsilon, horizon DEFAULT NULL, parameter DEFAULT
+ * NULL, max_per_step DEFAULT 1), as 0.9.0 to 0.13.0 define it: any
+ * registered mechanism by its name in the text form.  A NULL horizon is
+ * none (unbounded kinds); a NULL parameter is the kind's default block or
+ * arity.  0.14.0's order is dp_mechanism_of_0_14's.
+ */
+static Datum mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp);
+
+Datum
+dp_mechanism_of(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name(fcinfo, false);
+}
+
+/*
+ * dp_zcdp_mechanism_of(kind, rho, horizon, parameter, max_per_step): the
+ * same under rho-zCDP with discrete Gaussian noise, for the kinds that
+ * accept it.
+ */
+PG_FUNCTION_INFO_V1(dp_zcdp_mechanism_of);
+
+Datum
+dp_zcdp_mechanism_of(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name(fcinfo, true);
+}
+
+static Datum
+mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
+{
+	char	   *name;
+	const dp_counter_kind *kind;
+	int64		horizon;
+	int64		block = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4))
+		PG_RETURN_NULL();
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	kind = dp_counter_kind_by_name(name);
+	if (kind == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mechanism \"%s\"", name),
+				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
+	/*
+	 * A NULL horizon is "none", which only an unbounded kind can take; for
+	 * a T-bounded kind it is a missing argument, and gives NULL as a NULL
+	 * epsilon does (as the strict dp_binary does), not a range error about
+	 * a horizon nobody gave.
+	 */
+	if (PG_ARGISNULL(2) && kind->bounded)
+		PG_RETURN_NULL();
+	horizon = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
+	if (!PG_ARGISNULL(3))
+		block = PG_GETARG_INT64(3);
+	else if (kind->has_block &&
+			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
+	{
+		block = kind->default_block(horizon);
+		check_default_block(kind->kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1), horizon,
+							PG_GETARG_INT64(4), block);
+	}
+	PG_RETURN_DATUM(construct_flagged(kind->kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1),
+									  horizon, PG_GETARG_INT64(4), block));
+}
+
+/* dp_hybrid(epsilon, max_per_step DEFAULT NULL) */
+Datum
+dp_hybrid_construct(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(construct(DP_MECHANISM_HYBRID, PG_GETARG_FLOAT8(0), 0,
+							  step_bound_argument(fcinfo, 1), 0));
+}
+
+/* dp_ppcum(epsilon, horizon, max_per_step DEFAULT NULL) */
+Datum
+dp_ppcum_construct(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(construct(DP_MECHANISM_PPCUM, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
+							  step_bound_argument(fcinfo, 2), 0));
+}
+
+
+/*
+ * dp_expiring(epsilon, lambda, delay DEFAULT 0, max_per_step DEFAULT 1):
+ * privacy expiration (dp_expiring.c); lambda is the mechanism's real
+ * parameter, which dp_mechanism_of cannot pass.
+ */
+PG_FUNCTION_INFO_V1(dp_expiring_construct);
+
+Datum
+dp_expiring_construct(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING;
+	mechanism.epsilon = PG_GETARG_FLOAT8(0);
+	mechanism.shape = PG_GETARG_FLOAT8(1);
+	mechanism.block = PG_GETARG_INT64(2);
+	mechanism.max_per_step = PG_GETARG_INT64(3);
+	dp_mechanism_check(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * dp_expiring_baseline(epsilon_current, epsilon_past, window, horizon,
+ * max_per_step DEFAULT 1): epsilon_past is kept as a ratio to epsilon, so
+ * that a statistic splitting epsilon over its counters splits both.
+ */
+PG_FUNCTION_INFO_V1(dp_expiring_baseline_construct);
+
+Datum
+dp_expiring_baseline_construct(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+	double		current = PG_GETARG_FLOAT8(0);
+	double		past = PG_GETARG_FLOAT8(1);
+
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING_BASELINE;
+	mechanism.epsilon = current;
+	/* a bad epsilon_current is reported as such by validation, before the ratio */
+	mechanism.shape = current > 0 && isfinite(past) ? past / current : (isnan(past) ? past : -1);
+	mechanism.block = PG_GETARG_INT64(2);
+	mechanism.horizon = PG_GETARG_INT64(3);
+	mechanism.max_per_step = PG_GETARG_INT64(4);
+	dp_mechanism_check(&mechanism);
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * ---- 0.14.0: one argument order ----
+ *
+ * Every constructor takes (epsilon or rho, horizon, max_per_step, then the
+ * kind's own parameters), and (epsilon, max_per_step, ...) without a
+ * horizon; max_per_step NULL is "not stated".  Before 0.14.0 the third
+ * argument of dp_kary, dp_balanced, dp_honaker and dp_two_level was the
+ * arity or block, that of dp_binary max_per_step, so dp_kary(1.0, 365, 50)
+ * built an arity-50 tree that clamped every step to 1.
+ *
+ * PostgreSQL resolves named arguments to positions before a function runs
+ * (and folds an immutable call on constants while planning), so a
+ * constructor cannot tell dp_kary(1.0, 365, 50) from dp_kary(1.0, 365,
+ * max_per_step => 50).  What it can tell is whether the values it got,
+ * read in the old order, would have built another valid mechanism: then
+ * the call may be an old one whose meaning changed, and it warns (01P01),
+ * for this release, unless dp_stream.argument_order_warning is off.  A
+ * call whose old reading was invalid (dp_kary(1.0, 365, 1): arity 1) or
+ * the same mechanism cannot have changed meaning, and does not warn.
+ */
+
+/* the old reading's default bound: before 0.14.0 max_per_step defaulted to 1 */
+#define OLD_DEFAULT_STEP_BOUND 1
+
+/*
+ * A call of `function` in 0.14.0's order with its own parameters named, for
+ * the warning's hint.
+ */
+static const char *
+example_call(const char *function)
+{
+	if (strcmp(function, "dp_kary") == 0)
+		return "dp_kary(1.0, 365, 50, arity => 4)";
+	if (strcmp(function, "dp_balanced") == 0)
+		return "dp_balanced(1.0, 365, 50, arity => 5)";
+	if (strcmp(function, "dp_honaker") == 0)
+		return "dp_honaker(1.0, 365, 50, arity => 2)";
+	if (strcmp(function, "dp_two_level") == 0)
+		return "dp_two_level(1.0, 365, 50, block => 20)";
+	if (strcmp(function, "dp_expiring") == 0)
+		return "dp_expiring(1.0, 50, lambda => 2)";
+	if (strcmp(function, "dp_expiring_baseline") == 0)
+		return "dp_expiring_baseline(1.0, 365, 50, epsilon_past => 0.5, window_size => 30)";
+	if (strcmp(function, "dp_mechanism_of") == 0)
+		return "dp_mechanism_of('kary', 1.0, 365, 50, parameter => 4)";
+	if (strcmp(function, "dp_zcdp_mechanism_of") == 0)
+		return "dp_zcdp_mechanism_of('kary', 0.5, 365, 50, parameter => 4)";
+	return "dp_kary(1.0, 365, 50, arity => 4)";
+}
+
+static void
+warn_if_meaning_changed(const char *function, const dp_mechanism *now,
+						const dp_mechanism *before)
+{
+	char		now_text[DP_MECHANISM_TEXT_BYTES];
+	char		before_text[DP_MECHANISM_TEXT_BYTES];
+	const char *field;
+
+	if (!dp_argument_order_warning)
+		return;
+	if (dp_mechanism_validate(before, &field) != DP_OK ||
+		memcmp(now, before, sizeof(dp_mechanism)) == 0)
+		return;
+	dp_mechanism_to_text(now, now_text, sizeof(now_text));
+	dp_mechanism_to_text(before, before_text, sizeof(before_text));
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING_DEPRECATED_FEATURE),
+			 errmsg("%s takes max_per_step before its own parameters since dp_stream 0.14.0",
+					function),
+			 errdetail("This call builds %s; written positionally for an earlier version, "
+					   "the same arguments meant %s.", now_text, before_text),
+			 errhint("Name the parameters after max_per_step (as in %s).  "
+					 "PostgreSQL does not tell a constructor whether an "
+					 "argument was named, so named calls see this warning too; "
+					 "SET dp_stream.argument_order_warning = off silences it.",
+					 example_call(function))));
+}
+
+/* a bigint argument, or `otherwise` when NULL */
+static int64
+int64_argument_or(FunctionCallInfo fcinfo, int argno, int64 otherwise)
+{
+	return PG_ARGISNULL(argno) ? otherwise : PG_GETARG_INT64(argno);
+}
+
+/* the kind's default block for the horizon, 0 when the horizon is out of range */
+static int64
+default_block_for(const dp_counter_kind *kind, int64 horizon)
+{
+	if (!kind->has_block || (kind->bounded && (horizon < 1 || horizon > DP_HORIZON_MAX)))
+		return 0;
+	return kind->default_block(horizon);
+}
+
+/*
+ * (epsilon or rho, horizon or none, max_per_step, block or arity): the
+ * mechanism, and the one the same values meant before 0.14.0, where the
+ * block came before max_per_step (a block argument of NULL was the default,
+ * an absent max_per_step 1).  `block` NULL is the kind's default.
+ */
+static Datum
+construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 flags,
+				   double epsilon, int64 horizon, int max_argno, int block_argno,
+				   const char *function)
+{
+	dp_mechanism mechanism;
+	dp_mechanism before;
+	int64		max_per_step = step_bound_argument(fcinfo, max_argno);
+	int64		block;
+
+	if (!PG_ARGISNULL(block_argno))
+		block = PG_GETARG_INT64(block_argno);
+	else
+	{
+		block = default_block_for(kind, horizon);
+		if (kind->has_block)
+			check_default_block(kind->kind, flags, epsilon, horizon, max_per_step, block);
+	}
+	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
+	dp_mechanism_check(&mechanism);
+
+	/* the old reading: the max_per_step argument was the block, the block argument the bound */
+	if (!PG_ARGISNULL(max_argno) || !PG_ARGISNULL(block_argno))
+	{
+		int64		old_block = PG_ARGISNULL(max_argno) ?
+			default_block_for(kind, horizon) : PG_GETARG_INT64(max_argno);
+
+		fill_mechanism(&before, kind->kind, flags, epsilon, horizon,
+					   int64_argument_or(fcinfo, block_argno, OLD_DEFAULT_STEP_BOUND), old_block);
+		warn_if_meaning_changed(function, &mechanism, &before);
+	}
+	return dp_mechanism_to_datum(&mechanism);
+}
+
+/* (epsilon, horizon, max_per_step DEFAULT NULL, block-or-arity DEFAULT NULL) */
+static Datum
+construct_bounded_in_order(FunctionCallInfo fcinfo, dp_mechanism_kind kind_id,
+						   const char *function)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	return construct_in_order(fcinfo, dp_counter_kind_by_id(kind_id), 0, PG_GETARG_FLOAT8(0),
+							  PG_GETARG_INT64(1), 2, 3, function);
+}
+
+PG_FUNCTION_INFO_V1(dp_kary_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_balanced_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_honaker_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_two_level_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_mechanism_of_0_14);
+PG_FUNCTION_INFO_V1(dp_zcdp_mechanism_of_0_14);
+PG_FUNCTION_INFO_V1(dp_expiring_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_expiring_baseline_construct_0_14);
+PG_FUNCTION_INFO_V1(dp_check_count_mechanism);
+
+/* dp_kary(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT least mean variance) */
+Datum
+dp_kary_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return construct_bounded_in_order(fcinfo, DP_MECHANISM_KARY, "dp_kary");
+}
+
+/* dp_balanced(epsilon, horizon, max_per_step DEFAULT NULL, odd arity DEFAULT least mean variance) */
+Datum
+dp_balanced_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return construct_bounded_in_order(fcinfo, DP_MECHANISM_BALANCED, "dp_balanced");
+}
+
+/* dp_honaker(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT NULL) */
+Datum
+dp_honaker_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return construct_bounded_in_order(fcinfo, DP_MECHANISM_HONAKER, "dp_honaker");
+}
+
+/* dp_two_level(epsilon, horizon, max_per_step DEFAULT NULL, block DEFAULT ceil(sqrt(horizon))) */
+Datum
+dp_two_level_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return construct_bounded_in_order(fcinfo, DP_MECHANISM_TWO_LEVEL, "dp_two_level");
+}
+
+/*
+ * dp_mechanism_of(kind, epsilon, horizon DEFAULT NULL, max_per_step DEFAULT
+ * NULL, parameter DEFAULT NULL) and dp_zcdp_mechanism_of(kind, rho, ...):
+ * any registered mechanism by its name in the text form.  A NULL horizon is
+ * none (an unbounded kind; for a bounded one a missing argument, which
+ * gives NULL as a NULL epsilon does); a NULL parameter the kind's default
+ * block or arity.
+ */
+static Datum
+mechanism_by_name_in_order(FunctionCallInfo fcinfo, bool zcdp)
+{
+	char	   *name;
+	const dp_counter_kind *kind;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	kind = dp_counter_kind_by_name(name);
+	if (kind == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mechanism \"%s\"", name),
+				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
+	if (PG_ARGISNULL(2) && kind->bounded)
+		PG_RETURN_NULL();
+	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1),
+							  int64_argument_or(fcinfo, 2, 0), 3, 4,
+							  zcdp ? "dp_zcdp_mechanism_of" : "dp_mechanism_of");
+}
+
+Datum
+dp_mechanism_of_0_14(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name_in_order(fcinfo, false);
+}
+
+Datum
+dp_zcdp_mechanism_of_0_14(PG_FUNCTION_ARGS)
+{
+	return mechanism_by_name_in_order(fcinfo, true);
+}
+
+/* whether a double holds an integer that a bigint argument could have passed */
+static bool
+integral(double value)
+{
+	return isfinite(value) && value == floor(value) && fabs(value) < 9.2e18;
+}
+
+/*
+ * dp_expiring(epsilon, max_per_step DEFAULT NULL, lambda, delay DEFAULT 0):
+ * privacy expiration (dp_expiring.c).  lambda has no useful default but
+ * must follow max_per_step, so it defaults to NULL and is required here.
+ * Before 0.14.0 the order was (epsilon, lambda, delay, max_per_step).
+ */
+Datum
+dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_expiring needs lambda"),
+				 errhint("Name it after max_per_step: dp_expiring(1.0, 50, lambda => 2) for a "
+						 "count, dp_expiring(1.0, lambda => 2) for a sum, average or variance.")));
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING;
+	mechanism.epsilon = PG_GETARG_FLOAT8(0);
+	mechanism.max_per_step = step_bound_argument(fcinfo, 1);
+	mechanism.shape = PG_GETARG_FLOAT8(2);
+	mechanism.block = int64_argument_or(fcinfo, 3, 0);
+	dp_mechanism_check(&mechanism);
+
+	/*
+	 * The old reading: lambda was the second argument (required, so the
+	 * bound must be given), delay the third (an integer), max_per_step the
+	 * fourth (1 when absent; a delay of 0 is read as absent, as an old bound
+	 * of 0 was invalid).
+	 */
+	if (!PG_ARGISNULL(1) && integral(mechanism.shape))
+	{
+		dp_mechanism before = mechanism;
+
+		before.shape = (double) mechanism.max_per_step;
+		before.block = (int64) mechanism.shape;
+		before.max_per_step = mechanism.block != 0 ? mechanism.block : OLD_DEFAULT_STEP_BOUND;
+		warn_if_meaning_changed("dp_expiring", &mechanism, &before);
+	}
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * dp_expiring_baseline(epsilon, horizon, max_per_step DEFAULT NULL,
+ * epsilon_past, window_size): epsilon_past is kept as a ratio to epsilon,
+ * so that a statistic splitting epsilon over its counters splits both.
+ * Before 0.14.0: (epsilon_current, epsilon_past, window_size, horizon,
+ * max_per_step).
+ */
+Datum
+dp_expiring_baseline_construct_0_14(PG_FUNCTION_ARGS)
+{
+	dp_mechanism mechanism;
+	double		current;
+	double		past;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_expiring_baseline needs epsilon_past and window_size"),
+				 errhint("Name them after max_per_step: dp_expiring_baseline(1.0, 365, 50, "
+						 "epsilon_past => 0.5, window_size => 30).")));
+	current = PG_GETARG_FLOAT8(0);
+	past = PG_GETARG_FLOAT8(3);
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = DP_MECHANISM_EXPIRING_BASELINE;
+	mechanism.epsilon = current;
+	/* a bad epsilon is reported as such by validation, before the ratio */
+	mechanism.shape = current > 0 && isfinite(past) ? past / current : (isnan(past) ? past : -1);
+	mechanism.horizon = PG_GETARG_INT64(1);
+	mechanism.max_per_step = step_bound_argument(fcinfo, 2);
+	mechanism.block = PG_GETARG_INT64(4);
+	dp_mechanism_check(&mechanism);
+
+	/*
+	 * The old reading: epsilon_past, window_size and horizon were the
+	 * second to fourth arguments (all required), max_per_step the fifth.
+	 */
+	if (!PG_ARGISNULL(2) && integral(past))
+	{
+		dp_mechanism before = mechanism;
+
+		before.shape = (double) mechanism.horizon / current;
+		before.block = mechanism.max_per_step;
+		before.horizon = (int64) past;
+		before.max_per_step = mechanism.block;
+		warn_if_meaning_changed("dp_expiring_baseline", &mechanism, &before);
+	}
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * dp_stream.check_count_mechanism(mechanism): raises the count's refusal
+ * of an unstated step bound (dp_counter_prepare) at registration, before a
+ * key, publication or stream is registered and charged.
+ */
+Datum
+dp_check_count_mechanism(PG_FUNCTION_ARGS)
+{
+	const dp_mechanism *mechanism;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_VOID();
+	mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(0));
+	if (!dp_mechanism_step_bound_stated(mechanism))
+		dp_report_status(DP_ERROR_STEP_BOUND_UNSTATED, "max_per_step", mechanism);
+	PG_RETURN_VOID();
+}
+
