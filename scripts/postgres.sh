@@ -20,8 +20,12 @@ dp_build_postgres() {
   [ -n "${DP_PG_SOURCES:-}" ] && [ -f "$tarball" ] || return 2
   mkdir -p "$DP_PG_CACHE"
   work=$(mktemp -d "$DP_PG_CACHE/build.XXXXXX")
+  # Under `make test` the environment carries the outer make's MAKELEVEL and
+  # MAKEFLAGS; PostgreSQL's build makes its generated headers (errcodes.h,
+  # ...) only when it is the top-level make, so both are dropped here.
   if tar -xjf "$tarball" -C "$work" &&
-     (cd "$work/postgresql-$version" &&
+     (unset MAKELEVEL MAKEFLAGS MFLAGS &&
+      cd "$work/postgresql-$version" &&
       ./configure --quiet --prefix="$prefix" --without-icu --without-readline &&
       make -s -j"$(nproc)" && make -s install &&
       make -s -C src/test/isolation && make -s -C src/test/isolation install) >"$work/build.log" 2>&1; then

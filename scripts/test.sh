@@ -104,6 +104,11 @@ if [ "$fuzz_status" -ne 0 ]; then
 fi
 # ---- end of fuzz corpus replay ----
 
+# The version of the SQL is dp_stream.control's: the Makefile builds that
+# version's full script, META.json states it, the update scripts reach it
+# from 0.1.0 (test/version.sh; files only, no cluster).
+run_tap_script version "the version in one place"
+
 # A part that cannot run here: counted as skipped, with the reason.
 skip_part() {
   skipped=$((skipped + 1))
@@ -151,9 +156,12 @@ run_cluster_suite() {
   dp_cluster_start || { echo "FAILED: ${tag}the cluster did not start"; failed=$((failed + 1)); return; }
 
   echo "== [PostgreSQL $pg] pg_regress"
-  regress_tests=$(ls sql/*.sql | grep -v -- '--' | xargs -n1 basename | sed 's/\.sql$//' | sort)
-  rm -rf results regression.diffs regression.out
-  run_regress regress test/regress/pg_regress . . dp_stream_regress "" $regress_tests
+  # every test of test/regress/sql/, in alphabetical order (upgrade.out
+  # shows NOTICEs about objects earlier tests left); test/fixtures/ is read
+  # from the top of the tree, the current directory
+  regress_tests=$(ls test/regress/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//' | sort)
+  rm -rf test/regress/results test/regress/regression.diffs test/regress/regression.out
+  run_regress regress test/regress/pg_regress test/regress test/regress dp_stream_regress "" $regress_tests
 
   # ---- the examples of the docs (test/docs.sh) ----
   # Every page of README.md and docs/ runs as a reader would run it: its
@@ -180,7 +188,7 @@ run_cluster_suite() {
   # shared_preload_libraries: these need config edits and server restarts,
   # so test/seed_guc.sh starts a throwaway cluster of its own (the one above
   # is left alone).  The SQL-reachable seed cases are in
-  # sql/seed_setting.sql.
+  # test/regress/sql/seed_setting.sql.
   run_tap_script seed_guc "[PostgreSQL $pg] dp_stream.seed sources" "$tag"
 
   # Managed streams under load (pgbench, 8 clients) and across a crash

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dp_stream.seed from postgresql.conf, the server command line, connection
 # options and shared_preload_libraries (docs/reference.md, "Settings").  The
-# SQL-reachable cases are in sql/seed_setting.sql; these need edits to
+# SQL-reachable cases are in test/regress/sql/seed_setting.sql; these need edits to
 # postgresql.conf and server restarts, so this script runs a throwaway cluster
 # of its own (scripts/cluster.sh; stopped and deleted on exit) and never
 # touches the one scripts/test.sh runs.  The extension must be installed.

@@ -69,6 +69,45 @@ typedef struct dp_noise_class
 	double		budget_weight;
 } dp_noise_class;
 
+/*
+ * A parameter a kind takes besides epsilon, horizon and max_per_step, as
+ * users see it: its name in the text form and the SQL constructor, its
+ * range, the value an absent one gets, and the texts of its refusal.  The
+ * texts are templates: src/pg/dp_errors.c fills {name}, {kind}, {value}
+ * (the refused value), {horizon}, {max} (the kind's block_max or shape_max
+ * as 2^k), {max_plain} (the same as a plain number) and {horizon_limit}
+ * (DP_HORIZON_MAX), so that no limit is restated as literal text.
+ */
+typedef struct dp_kind_parameter
+{
+	const char *name;			/* "arity"; NULL ends a kind's list */
+	bool		real;			/* kept in dp_mechanism.shape, else in block */
+	const char *range;			/* "between 1 and {max}" */
+	const char *default_text;	/* "ceil(sqrt(horizon))"; NULL: required */
+	const char *hint;			/* the hint of its refusal */
+	const char *message;		/* NULL: "{name} must be {range}" */
+	const char *detail;			/* NULL: "{name} was {value}." */
+} dp_kind_parameter;
+
+/*
+ * A kind's own wording of a refusal that is not about one of its
+ * parameters (a horizon narrower than the common one, an option it refuses
+ * for a reason of its own, a budget its parameters make too small): the
+ * status and field its validation reports, and templates as above, where
+ * {epsilon}, {shape}, {past} (epsilon * shape), {epsilon_min},
+ * {horizon_max} (the kind's), {horizon_max_levels} (its levels) and
+ * {pan_private_kinds} (the kinds that accept dp_pan_private, from the
+ * registry) are filled too.
+ */
+typedef struct dp_kind_refusal
+{
+	dp_status	status;			/* DP_OK ends a kind's list */
+	const char *field;
+	const char *message;
+	const char *detail;			/* or NULL */
+	const char *hint;			/* or NULL */
+} dp_kind_refusal;
+
 typedef struct dp_counter_kind
 {
 	const char *name;			/* as in the text form: "binary" */
@@ -133,6 +172,16 @@ typedef struct dp_counter_kind
 	int64_t		horizon_max;	/* else DP_HORIZON_MAX */
 	int64_t		block_max;		/* its block, arity, delay or window */
 	double		shape_max;		/* its real parameter (lambda) */
+
+	/* its parameters (block_name, shape_name), as users see them */
+	const dp_kind_parameter *parameters;
+	/* its own wording of refusals; NULL: none */
+	const dp_kind_refusal *refusals;
+	/*
+	 * Its place in dp_auto's choice among the kinds that accept the options
+	 * asked for: the lowest rank wins (0: never chosen by dp_auto).
+	 */
+	int			auto_rank;
 } dp_counter_kind;
 
 #endif							/* DP_COUNTER_KIND_H */

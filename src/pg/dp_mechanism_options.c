@@ -26,11 +26,60 @@ PG_FUNCTION_INFO_V1(dp_keyed_option);
 PG_FUNCTION_INFO_V1(dp_keyed_partition_option);
 PG_FUNCTION_INFO_V1(dp_person_level_option);
 
+/* the option's name for a message, as its wrapper is called without dp_ */
+static const char *
+option_name(uint32 flags)
+{
+	return (flags & DP_FLAG_KEYED) ? "keyed" : (flags & DP_FLAG_PERSON) ? "person_level" :
+		(flags & DP_FLAG_PAN_PRIVATE) ? "pan_private" : "consistent";
+}
+
+/*
+ * dp_auto's choice wrapped in an option it does not accept: choose again.
+ *
+ * dp_auto(epsilon, horizon, max_per_step) is the kind of lowest rank for
+ * the horizon with its default parameter (dp_counter_kind_auto).  When a
+ * wrapper adds an option that kind refuses (balanced digits take neither
+ * pan-private nor keyed noise), the mechanism becomes the kind dp_auto
+ * would choose among those that accept the options: same epsilon, horizon,
+ * bound and privacy unit, that kind's default parameter.  A NOTICE names
+ * it, and the mechanism's text shows it.  Any other mechanism, one whose
+ * kind or parameter the caller chose, is refused as before: the value is
+ * the same as dp_auto's only when its parameter is the default.
+ */
+static void
+choose_again_for_option(dp_mechanism *mechanism, uint32 added)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+	const dp_counter_kind *chosen;
+	uint32		wanted = mechanism->flags | added;
+
+	if (kind == NULL || (kind->accepted_flags & wanted) == wanted ||
+		(mechanism->flags & DP_FLAG_ZCDP) || mechanism->shape != 0 ||
+		dp_counter_kind_auto(kind->bounded, 0) != kind || !kind->has_block ||
+		(kind->bounded && (mechanism->horizon < 1 || mechanism->horizon > DP_HORIZON_MAX)) ||
+		mechanism->block != kind->default_block(mechanism->horizon))
+		return;
+	chosen = dp_counter_kind_auto(kind->bounded, wanted);
+	if (chosen == NULL)
+		return;
+	mechanism->kind = chosen->kind;
+	mechanism->block = chosen->has_block ? chosen->default_block(mechanism->horizon) : 0;
+	ereport(NOTICE,
+			(errmsg("the %s mechanism (dp_auto's choice) does not support the %s option: using %s",
+					kind->name, option_name(added), chosen->name),
+			 errdetail("%s is the kind of lowest rank in dp_mechanisms() that accepts it%s; "
+					   "a %s mechanism with another %s is refused instead.",
+					   chosen->name, kind->bounded ? "" : " without a horizon",
+					   kind->name, kind->block_name)));
+}
+
 static Datum
 with_flag(Datum datum, uint32 flag)
 {
 	dp_mechanism mechanism = *dp_mechanism_from_datum(datum);
 
+	choose_again_for_option(&mechanism, flag);
 	mechanism.flags |= flag;
 	dp_mechanism_check(&mechanism);
 	return dp_mechanism_to_datum(&mechanism);
@@ -70,6 +119,7 @@ dp_keyed_option(PG_FUNCTION_ARGS)
 				 errmsg("the mechanism is keyed already (key \"%s\")", mechanism.key)));
 	if (!dp_key_name_valid(VARDATA_ANY(key), length))
 		dp_report_status(DP_ERROR_KEY, "key", &mechanism);
+	choose_again_for_option(&mechanism, DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE);
 	memcpy(mechanism.key, VARDATA_ANY(key), length);
 	mechanism.flags |= DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE;
 	dp_mechanism_check(&mechanism);
@@ -350,6 +400,7 @@ dp_person_level_option(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the mechanism is person-level already (contributions " INT64_FORMAT ")",
 						mechanism.contributions)));
+	choose_again_for_option(&mechanism, DP_FLAG_PERSON);
 	mechanism.flags |= DP_FLAG_PERSON;
 	mechanism.contributions = PG_GETARG_INT64(1);
 	dp_mechanism_check(&mechanism);

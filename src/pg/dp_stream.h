@@ -112,6 +112,8 @@ DP_NORETURN extern void dp_report_status(dp_status status, const char *field,
  * "dp_binary, dp_two_level or dp_hybrid": the constructors of the kinds that
  * accept every option in `flags`, from the registry, palloc'd.
  */
+extern char *dp_fill_template(const char *template, const dp_mechanism *mechanism,
+							  const dp_counter_kind *kind, const dp_kind_parameter *parameter);
 extern char *dp_kinds_accepting_text(uint32 flags, const char *conjunction);
 /* a core limit as messages write it: a power of two as "2^k" */
 extern const char *dp_limit_text(double value);

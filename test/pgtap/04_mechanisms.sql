@@ -7,7 +7,7 @@
 BEGIN;
 SELECT plan(6);
 SET LOCAL dp_stream.seed = 'pgtap mechanisms';
--- written in 0.14.0's order; its warning is tested in sql/argument_order.sql
+-- written in 0.14.0's order; its warning is tested in test/regress/sql/argument_order.sql
 SET LOCAL dp_stream.argument_order_warning = off;
 
 CREATE FUNCTION pg_temp.moments(b float8, OUT v numeric, OUT m4 numeric) LANGUAGE sql AS $$

@@ -78,6 +78,116 @@ validate(dp_mechanism mechanism, const char **field)
 	return dp_mechanism_validate(&mechanism, field);
 }
 
+/* the placeholders src/pg/dp_errors.c fills (fill_template) */
+static const char *const placeholders[] = {
+	"name", "kind", "value", "max", "max_plain", "horizon", "horizon_limit", "horizon_max",
+	"horizon_max_levels", "tree_levels", "epsilon", "shape", "past", "epsilon_min",
+	"epsilon_max", "pan_private_kinds"
+};
+
+/* every {placeholder} of a registry text is one dp_errors.c knows */
+static bool
+template_known(const char *text)
+{
+	const char *p = text;
+
+	while (p && (p = strchr(p, '{')) != NULL)
+	{
+		const char *end = strchr(p, '}');
+		bool		known = false;
+
+		if (end == NULL)
+			return false;
+		for (size_t i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++)
+			if (strlen(placeholders[i]) == (size_t) (end - p - 1) &&
+				strncmp(placeholders[i], p + 1, end - p - 1) == 0)
+				known = true;
+		if (!known)
+			return false;
+		p = end + 1;
+	}
+	return true;
+}
+
+/*
+ * Each kind's parameters are the ones its text form names (block_name,
+ * shape_name), each with a range and a hint, and its texts use only known
+ * placeholders.
+ */
+static void
+check_facts(const dp_counter_kind *kind)
+{
+	const dp_kind_parameter *parameter;
+	const dp_kind_refusal *refusal;
+	bool		block_declared = false,
+				shape_declared = false,
+				texts_known = true,
+				complete = true;
+
+	for (parameter = kind->parameters; parameter && parameter->name; parameter++)
+	{
+		if (parameter->real ? (kind->shape_name && strcmp(parameter->name, kind->shape_name) == 0) :
+			(kind->has_block && strcmp(parameter->name, kind->block_name) == 0))
+			*(parameter->real ? &shape_declared : &block_declared) = true;
+		else
+			complete = false;
+		if (parameter->range == NULL || parameter->hint == NULL)
+			complete = false;
+		texts_known &= template_known(parameter->range) && template_known(parameter->hint) &&
+			template_known(parameter->message) && template_known(parameter->detail);
+	}
+	for (refusal = kind->refusals; refusal && refusal->status != DP_OK; refusal++)
+		texts_known &= refusal->field != NULL && refusal->message != NULL &&
+			template_known(refusal->message) && template_known(refusal->detail) &&
+			template_known(refusal->hint);
+	tap_ok(complete && block_declared == kind->has_block && shape_declared == (kind->shape_name != NULL),
+		   "%s: its parameters are declared in the registry, each with a range and a hint", kind->name);
+	tap_ok(texts_known, "%s: its texts use only the placeholders dp_errors.c fills", kind->name);
+	tap_ok(kind->horizon_max == 0 || (kind->refusals && kind->refusals->status != DP_OK),
+		   "%s: a horizon narrower than the common one has a refusal that states it", kind->name);
+}
+
+/*
+ * dp_auto's choice (dp_counter_kind_auto): for each boundedness and set of
+ * options, a ranked kind of that boundedness that accepts them all, with no
+ * lower-ranked one that does; without options, balanced digits (dp_auto's
+ * documented default).
+ */
+static void
+check_auto(void)
+{
+	const uint32_t option_sets[] = {
+		0, DP_FLAG_PAN_PRIVATE, DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, DP_FLAG_PERSON,
+		DP_FLAG_PERSON | DP_FLAG_KEYED | DP_FLAG_PAN_PRIVATE, DP_FLAG_CONSISTENT
+	};
+
+	for (int bounded = 0; bounded <= 1; bounded++)
+		for (size_t s = 0; s < sizeof(option_sets) / sizeof(option_sets[0]); s++)
+		{
+			uint32_t	flags = option_sets[s];
+			const dp_counter_kind *chosen = dp_counter_kind_auto(bounded, flags);
+			bool		lowest = chosen != NULL;
+
+			for (size_t i = 0; chosen && dp_counter_kind_at(i) != NULL; i++)
+			{
+				const dp_counter_kind *kind = dp_counter_kind_at(i);
+
+				if (kind->auto_rank > 0 && kind->bounded == (bool) bounded &&
+					(kind->accepted_flags & flags) == flags && kind->auto_rank < chosen->auto_rank)
+					lowest = false;
+			}
+			tap_ok(lowest && chosen->bounded == (bool) bounded && chosen->auto_rank > 0 &&
+				   (chosen->accepted_flags & flags) == flags,
+				   "dp_auto's choice, %s, options 0x%x: %s, the lowest-ranked kind that accepts them",
+				   bounded ? "bounded" : "unbounded", (unsigned) flags, chosen ? chosen->name : "none");
+		}
+	tap_ok(dp_counter_kind_auto(true, 0)->kind == DP_MECHANISM_BALANCED &&
+		   dp_counter_kind_auto(false, 0)->kind == DP_MECHANISM_BALANCED_UNBOUNDED,
+		   "without options dp_auto's choice is balanced digits (bounded and unbounded)");
+	tap_ok(dp_counter_kind_auto(false, DP_FLAG_ZCDP | DP_FLAG_PAN_PRIVATE) == NULL,
+		   "no kind is chosen for options no ranked kind accepts together (unbounded, rho, pan-private)");
+}
+
 int
 main(void)
 {
@@ -88,6 +198,9 @@ main(void)
 	dp_status	at,
 				beyond;
 
+	for (size_t i = 0; dp_counter_kind_at(i) != NULL; i++)
+		check_facts(dp_counter_kind_at(i));
+	check_auto();
 	check_list(DP_FLAG_KEYED, "keyed");
 	check_list(DP_FLAG_PERSON, "person level");
 	check_list(DP_FLAG_ZCDP, "rho");

@@ -609,6 +609,15 @@ dp_balanced_tree_noise_terms(const dp_balanced_tree *tree, int64_t t)
 	return terms;
 }
 
+static const dp_kind_parameter balanced_parameters[] = {
+	{.name = "arity", .range = "odd, at least 3, with a bounded number of nodes for the horizon",
+		.default_text = "the arity with the least mean variance for the horizon",
+		.message = "arity out of range for this mechanism and horizon",
+		.detail = "arity was {value}, horizon {horizon}.",
+	.hint = "Leave arity out to get the one with the least mean variance for the horizon."},
+	{.name = NULL}
+};
+
 const dp_counter_kind dp_balanced_kind = {
 	.name = "balanced",
 	.kind = DP_MECHANISM_BALANCED,
@@ -626,4 +635,6 @@ const dp_counter_kind dp_balanced_kind = {
 	.persist = balanced_persist,
 	.resume = balanced_resume,
 	.noise_groups = balanced_noise_groups,
+	.parameters = balanced_parameters,
+	.auto_rank = 1,
 };

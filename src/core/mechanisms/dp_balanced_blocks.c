@@ -234,6 +234,15 @@ blocks_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *gr
 	return position.block + 1;
 }
 
+static const dp_kind_parameter blocks_parameters[] = {
+	{.name = "arity", .range = "odd, at least 3, and small enough for the nodes of a stream of {horizon_limit} steps",
+		.default_text = "the default arity",
+		.message = "arity out of range for this mechanism",
+		.detail = "arity was {value}; it must be odd, at least 3, and small enough for the nodes of a stream of {horizon_limit} steps.",
+	.hint = "Leave arity out to get the default."},
+	{.name = NULL}
+};
+
 const dp_counter_kind dp_balanced_blocks_kind = {
 	.name = "balanced_unbounded",
 	.kind = DP_MECHANISM_BALANCED_UNBOUNDED,
@@ -250,4 +259,6 @@ const dp_counter_kind dp_balanced_blocks_kind = {
 	.persist = blocks_persist,
 	.resume = blocks_resume,
 	.noise_groups = blocks_noise_groups,
+	.parameters = blocks_parameters,
+	.auto_rank = 2,
 };

@@ -179,4 +179,5 @@ const dp_counter_kind dp_binary_kind = {
 	.persist = binary_persist,
 	.resume = binary_resume,
 	.noise_groups = binary_noise_groups,
+	.auto_rank = 5,
 };

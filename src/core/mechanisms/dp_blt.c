@@ -1090,6 +1090,13 @@ blt_release_slack(const dp_counter *counter, int64_t steps)
 	return 0.5 + dp_blt_decoder_bias_bound(&derived->params, steps, (int) derived->fraction_bits);
 }
 
+static const dp_kind_refusal blt_refusals[] = {
+	{DP_ERROR_HORIZON, "horizon", "the {kind} mechanism's horizon must be between 1 and {horizon_max}",
+		"horizon was {horizon}.",
+	"Beyond {horizon_max} steps the encoder's fixed point would cost accuracy; use binary or balanced with rho."},
+	{.status = DP_OK}
+};
+
 const dp_counter_kind dp_blt_kind = {
 	.name = "blt",
 	.kind = DP_MECHANISM_BLT,
@@ -1106,4 +1113,5 @@ const dp_counter_kind dp_blt_kind = {
 	.release_slack = blt_release_slack,
 	.derive = blt_derive,
 	.horizon_max = BLT_HORIZON_MAX,
+	.refusals = blt_refusals,
 };

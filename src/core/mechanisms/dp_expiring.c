@@ -97,7 +97,7 @@ expiring_validate(const dp_mechanism *mechanism, const char **field)
 	if (lambda < 1 &&
 		mechanism->epsilon * level_weight(lambda, DP_DELAYED_TREE_LEVELS_MAX - 1) < DP_EPSILON_MIN)
 	{
-		*field = "epsilon";
+		*field = "epsilon_for_lambda";
 		return DP_ERROR_EPSILON;
 	}
 	if (dp_mechanism_unit_bound(mechanism) > DP_SENSITIVITY_MAX)
@@ -193,6 +193,23 @@ expiring_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *
 	return dp_delayed_tree_noise_groups(counter, &tree, steps, groups);
 }
 
+static const dp_kind_parameter expiring_parameters[] = {
+	{.name = "delay", .range = "between 0 and {max_plain}",
+		.default_text = "0",
+	.hint = "The delay is how many steps an item keeps the full protection of epsilon; each step of delay adds one noise term to every release."},
+	{.name = "lambda", .real = true, .range = "greater than 0 and at most {max_plain}",
+		.default_text = NULL,
+	.hint = "lambda sets how fast privacy expires: an item d steps old loses about epsilon log2(d)^lambda / lambda (docs/expiration.md)."},
+	{.name = NULL}
+};
+
+static const dp_kind_refusal expiring_refusals[] = {
+	{DP_ERROR_EPSILON, "epsilon_for_lambda", "epsilon is too small for this lambda",
+		"With lambda {shape} below 1 the top level's budget, epsilon * {tree_levels}^(lambda - 1), must be at least {epsilon_min}.",
+	"Raise epsilon or lambda."},
+	{.status = DP_OK}
+};
+
 const dp_counter_kind dp_expiring_kind = {
 	.name = "expiring",
 	.kind = DP_MECHANISM_EXPIRING,
@@ -215,4 +232,6 @@ const dp_counter_kind dp_expiring_kind = {
 	.derive = expiring_derive,
 	.block_max = EXPIRING_DELAY_MAX,
 	.shape_max = EXPIRING_LAMBDA_MAX,
+	.parameters = expiring_parameters,
+	.refusals = expiring_refusals,
 };

@@ -163,6 +163,27 @@ baseline_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *
 	return dp_delayed_tree_noise_groups(counter, &tree, steps, groups);
 }
 
+static const dp_kind_parameter baseline_parameters[] = {
+	{.name = "window", .range = "between 1 and {max}",
+		.default_text = "the default window",
+	.hint = "The window is how many recent steps are protected by epsilon_current alone."},
+	{.name = "past_ratio", .real = true,
+		.range = "such that epsilon_past = epsilon * past_ratio is between {epsilon_min} and {epsilon_max}",
+		.default_text = NULL,
+	.hint = "epsilon_past is what an item loses in addition once it is older than the window."},
+	{.name = NULL}
+};
+
+static const dp_kind_refusal baseline_refusals[] = {
+	{DP_ERROR_EPSILON, "past_ratio", "epsilon_past must be positive, and between {epsilon_min} and {epsilon_max}",
+		"epsilon_past was {past} (epsilon_current {epsilon}).",
+	"epsilon_past is what an item loses in addition once it is older than the window."},
+	{DP_ERROR_HORIZON, "horizon", "the {kind} mechanism's horizon must be between 1 and {horizon_max}",
+		"horizon was {horizon}.",
+	"Its tree has one level per bit of the horizon, at most {horizon_max_levels}."},
+	{.status = DP_OK}
+};
+
 const dp_counter_kind dp_expiring_baseline_kind = {
 	.name = "expiring_baseline",
 	.kind = DP_MECHANISM_EXPIRING_BASELINE,
@@ -184,4 +205,6 @@ const dp_counter_kind dp_expiring_baseline_kind = {
 	/* at most DP_DELAYED_TREE_LEVELS_MAX levels (baseline_validate) */
 	.horizon_max = (((int64_t) 1) << DP_DELAYED_TREE_LEVELS_MAX) - 1,
 	.block_max = DP_HORIZON_MAX,
+	.parameters = baseline_parameters,
+	.refusals = baseline_refusals,
 };

@@ -524,6 +524,15 @@ honaker_release_slack(const dp_counter *counter, int64_t steps)
 	return 0.5 + ldexp(roundings, -(FRACTION_BITS + 1));
 }
 
+static const dp_kind_parameter honaker_parameters[] = {
+	{.name = "arity", .range = "at least 2, small enough for the horizon",
+		.default_text = "the arity with the least mean variance for the horizon",
+		.message = "arity out of range for this mechanism and horizon",
+		.detail = "arity was {value}, horizon {horizon}.",
+	.hint = "Leave arity out to get the one with the least mean variance for the horizon."},
+	{.name = NULL}
+};
+
 const dp_counter_kind dp_honaker_kind = {
 	.name = "honaker",
 	.kind = DP_MECHANISM_HONAKER,
@@ -542,4 +551,6 @@ const dp_counter_kind dp_honaker_kind = {
 	.resume = honaker_resume,
 	.noise_groups = honaker_noise_groups,
 	.release_slack = honaker_release_slack,
+	.parameters = honaker_parameters,
+	.auto_rank = 3,
 };

@@ -172,4 +172,5 @@ const dp_counter_kind dp_hybrid_kind = {
 	.persist = hybrid_persist,
 	.resume = hybrid_resume,
 	.noise_groups = hybrid_noise_groups,
+	.auto_rank = 7,
 };

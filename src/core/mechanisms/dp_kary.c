@@ -248,6 +248,15 @@ kary_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *grou
 	return 1;
 }
 
+static const dp_kind_parameter kary_parameters[] = {
+	{.name = "arity", .range = "at least 2, with at most a bounded number of nodes for the horizon",
+		.default_text = "the arity with the least mean variance for the horizon",
+		.message = "arity out of range for this mechanism and horizon",
+		.detail = "arity was {value}, horizon {horizon}.",
+	.hint = "Leave arity out to get the one with the least mean variance for the horizon."},
+	{.name = NULL}
+};
+
 const dp_counter_kind dp_kary_kind = {
 	.name = "kary",
 	.kind = DP_MECHANISM_KARY,
@@ -265,4 +274,6 @@ const dp_counter_kind dp_kary_kind = {
 	.persist = kary_persist,
 	.resume = kary_resume,
 	.noise_groups = kary_noise_groups,
+	.parameters = kary_parameters,
+	.auto_rank = 4,
 };

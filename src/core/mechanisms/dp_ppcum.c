@@ -86,6 +86,12 @@ ppcum_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *gro
 	return 1;
 }
 
+static const dp_kind_refusal ppcum_refusals[] = {
+	{DP_ERROR_OPTION, "pan_private", "the {kind} mechanism does not support the pan_private option", NULL,
+	"PPCum protects one stored snapshot together with the releases up to it; for releases after it, use {pan_private_kinds} with dp_pan_private()."},
+	{.status = DP_OK}
+};
+
 const dp_counter_kind dp_ppcum_kind = {
 	.name = "ppcum",
 	.kind = DP_MECHANISM_PPCUM,
@@ -99,4 +105,5 @@ const dp_counter_kind dp_ppcum_kind = {
 	.persist = NULL,
 	.resume = ppcum_resume,
 	.noise_groups = ppcum_noise_groups,
+	.refusals = ppcum_refusals,
 };

@@ -62,6 +62,23 @@ dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size)
 	return count;
 }
 
+const dp_counter_kind *
+dp_counter_kind_auto(bool bounded, uint32_t flags)
+{
+	const dp_counter_kind *best = NULL;
+
+	for (size_t i = 0; i < KIND_COUNT; i++)
+	{
+		const dp_counter_kind *kind = all_kinds[i];
+
+		if (kind->auto_rank > 0 && kind->bounded == bounded &&
+			(kind->accepted_flags & flags) == flags &&
+			(best == NULL || kind->auto_rank < best->auto_rank))
+			best = kind;
+	}
+	return best;
+}
+
 /*
  * A keyed mechanism has a valid, NUL-terminated name and the pan-private
  * option; any other has an all-zero key field, so that two equal mechanisms

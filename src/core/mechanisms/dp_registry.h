@@ -10,6 +10,7 @@
 #ifndef DP_REGISTRY_H
 #define DP_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,11 @@ extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
  */
 extern size_t dp_counter_kinds_accepting(uint32_t flags, const char **names, size_t size);
 extern const dp_counter_kind *dp_counter_kind_at(size_t index);
+/*
+ * dp_auto's choice: the kind of lowest auto_rank (dp_counter_kind.h) that
+ * is bounded or not as asked and accepts every option in `flags`; NULL when
+ * no ranked kind does.
+ */
+extern const dp_counter_kind *dp_counter_kind_auto(bool bounded, uint32_t flags);
 
 #endif							/* DP_REGISTRY_H */

@@ -99,6 +99,14 @@ two_level_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group 
 	return 1;
 }
 
+static const dp_kind_parameter two_level_parameters[] = {
+	{.name = "block", .range = "between 1 and the horizon",
+		.default_text = "ceil(sqrt(horizon))",
+		.detail = "block was {value}, horizon {horizon}.",
+	.hint = "Leave block out to get ceil(sqrt(horizon)), the size that balances the two levels."},
+	{.name = NULL}
+};
+
 const dp_counter_kind dp_two_level_kind = {
 	.name = "two_level",
 	.kind = DP_MECHANISM_TWO_LEVEL,
@@ -116,4 +124,6 @@ const dp_counter_kind dp_two_level_kind = {
 	.persist = NULL,
 	.resume = two_level_resume,
 	.noise_groups = two_level_noise_groups,
+	.parameters = two_level_parameters,
+	.auto_rank = 6,
 };

@@ -176,7 +176,7 @@ SELECT dp_variance(kwh, 0, 5, dp_binary(1, 10, 1)) FROM readings;
 SELECT dp_variance(kwh, 0, 5, dp_binary(0.000000000001, 10, 1)) FROM readings;
 SELECT dp_sum(kwh, 0, 5, dp_hybrid(1, 1)) OVER (ORDER BY day ROWS 2 PRECEDING) FROM readings;
 SELECT dp_sum(kwh, 0, 5, dp_simple_i(1, 4611686018427387904, 1)) FROM readings;
--- the decoder of unsealed text (a superuser's upgrade path, sql/sealing.sql)
+-- the decoder of unsealed text (a superuser's upgrade path, test/regress/sql/sealing.sql)
 SET dp_stream.read_unsealed = on;
 SELECT 'v1 sum(lower=0,upper=1,values=real) hybrid(epsilon=1)'::dp_statistic;
 SELECT 'v9 sum(lower=0,upper=1,values=real) hybrid(epsilon=1)'::dp_statistic;

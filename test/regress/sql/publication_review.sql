@@ -1,5 +1,5 @@
 -- Review of partitioned publications (issue 24; 0.13.0), after the fixes
--- of sql/publication_attacks.sql.  Each section is a problem found in the
+-- of test/regress/sql/publication_attacks.sql.  Each section is a problem found in the
 -- review, shown by a query whose output changed with its fix.  A LOGIN
 -- role that is an administrator and the publication's role publishes, as
 -- a nightly job would (SET SESSION AUTHORIZATION sets session_user, as a
@@ -16,6 +16,7 @@ DROP ROLE IF EXISTS pr_admin2;
 RESET client_min_messages;
 CREATE ROLE pr_publisher LOGIN IN ROLE dp_stream_admin;
 CREATE ROLE pr_admin2 LOGIN IN ROLE dp_stream_admin;
+
 -- what a statement does: 'accepted', or its SQLSTATE and message
 CREATE FUNCTION public.pr_try(query text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -24,21 +25,19 @@ BEGIN
 EXCEPTION WHEN others THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
+
 -- Two wards; the data start on 3 January (nothing was admitted before).
 CREATE TABLE public.pr_admissions (ward text, day timestamp, n int);
 INSERT INTO public.pr_admissions
 SELECT w, '2026-01-01'::timestamp + d * interval '1 day', (d * 7 + length(w)) % 5
 FROM unnest(ARRAY['A', 'BB']) w, generate_series(2, 5) d;
 GRANT SELECT ON public.pr_admissions TO pr_publisher;
+
 SET SESSION AUTHORIZATION pr_publisher;
 SELECT dp_stream.create_publication('pr_wards', 'count', dp_binary(1.0, 64, 10),
          partition_by => 'ward', first_period => '2026-01-01') IS NOT NULL AS registered;
- registered 
-------------
- t
-(1 row)
-
 RESET SESSION AUTHORIZATION;
+
 -- 1. A publication's first publish after its first period.  The job's
 -- first night is 3 January, two periods after the registered first one.
 -- With 25624b5 the call was accepted without a word: every partition
@@ -58,23 +57,11 @@ SET SESSION AUTHORIZATION pr_publisher;
 SELECT pr_try($$SELECT dp_stream.publish('pr_wards', '2026-01-03',
                   ARRAY(SELECT dp_stream.observation(ward, day, n) FROM public.pr_admissions
                         WHERE day = '2026-01-03'))$$) AS first_night_later;
-                                  first_night_later                                   
---------------------------------------------------------------------------------------
- 55000: publication "pr_wards" has released no period before Sat Jan 03 00:00:00 2026
-(1 row)
-
 SELECT periods, partitions, new_partitions, releases, filled_without_data
 FROM dp_stream.publish('pr_wards', '2026-01-03',
        ARRAY(SELECT dp_stream.observation(ward, day, n) FROM public.pr_admissions
              WHERE day = '2026-01-03'),
        fill_missing => true);
-WARNING:  publication "pr_wards": 4 releases made without data
-DETAIL:  They are marked filled_without_data in dp_stream.releases.
- periods | partitions | new_partitions | releases | filled_without_data 
----------+------------+----------------+----------+---------------------
-       3 |          2 |              2 |        6 |                   4
-(1 row)
-
 DO $$
 DECLARE
   night timestamp;
@@ -98,19 +85,9 @@ FULL JOIN (SELECT w.ward, d.day,
            LEFT JOIN public.pr_admissions AS a ON a.ward = w.ward AND a.day = d.day) AS v
   ON v.ward = r.partition AND v.day = r.period
 WHERE r.publication = 'pr_wards' OR r.publication IS NULL;
- releases | same_as_view_form | marked_without_data 
-----------+-------------------+---------------------
-       12 |                12 |                   4
-(1 row)
-
 RESET SESSION AUTHORIZATION;
 SELECT partition, min(period) AS first_release, count(*) AS releases
 FROM dp_stream.publication_releases WHERE publication = 'pr_wards' GROUP BY 1 ORDER BY 1;
- partition |      first_release       | releases 
------------+--------------------------+----------
- A         | Thu Jan 01 00:00:00 2026 |        6
- BB        | Thu Jan 01 00:00:00 2026 |        6
-(2 rows)
 
 -- 2. Squatting a partition's name.  A partition of publication P is the
 -- managed stream "P/partition".  With 25624b5, a second administrator
@@ -129,41 +106,19 @@ SELECT pr_try($$SELECT dp_stream.create_stream('pr_wards/C', 'count', dp_binary(
                   first_period => '2026-01-01')$$) AS squat_publication,
        pr_try($$SELECT dp_stream.create_stream('pr_future/A', 'count', dp_binary(1.0, 64, 10),
                   first_period => '2026-01-01')$$) AS ordinary_stream;
-                                      squat_stream                                       |         squat_publication          | ordinary_stream 
------------------------------------------------------------------------------------------+------------------------------------+-----------------
- 42710: stream "pr_wards/C" would take the name of a partition of publication "pr_wards" | 22023: invalid key for keyed noise | accepted
-(1 row)
-
 RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION pr_publisher;
 SELECT pr_try($$SELECT dp_stream.create_publication('pr_future', 'count', dp_binary(1.0, 64, 10),
                   first_period => '2026-01-01')$$) AS over_existing_stream;
-                                  over_existing_stream                                  
-----------------------------------------------------------------------------------------
- 42710: publication "pr_future" would share its partitions' names with existing streams
-(1 row)
-
 SELECT new_partitions, partitions, releases
 FROM dp_stream.publish('pr_wards', '2026-01-07',
        ARRAY[dp_stream.observation('A', '2026-01-07', 1), dp_stream.observation('C', '2026-01-07', 2)]);
- new_partitions | partitions | releases 
-----------------+------------+----------
-              1 |          3 |        9
-(1 row)
-
 RESET SESSION AUTHORIZATION;
 SELECT name, publication, partition FROM dp_stream.streams
 WHERE name LIKE 'pr\_%' ORDER BY name;
-    name     | publication | partition 
--------------+-------------+-----------
- pr_future/A |             | 
- pr_wards/A  | pr_wards    | A
- pr_wards/BB | pr_wards    | BB
- pr_wards/C  | pr_wards    | C
-(4 rows)
 
 -- 3. What a person used, told to an administrator outside the
--- publication's role.  Since sql/publication_attacks.sql section 8 only
+-- publication's role.  Since test/regress/sql/publication_attacks.sql section 8 only
 -- members of used_by write partitions (a trigger on dp_stream.streams),
 -- but publish ran its person-level work before the first write: the
 -- truncation to k contributions, then, for an average, variance or
@@ -179,20 +134,10 @@ SET SESSION AUTHORIZATION pr_publisher;
 SELECT dp_stream.create_publication('pr_stays', 'average', dp_binary(1.0, 64, 1), 0, 30,
          partition_by => 'ward', privacy_unit => 'person', contributions => 2,
          first_period => '2026-01-01') IS NOT NULL AS registered;
- registered 
-------------
- t
-(1 row)
-
 SELECT periods, releases
 FROM dp_stream.publish('pr_stays', '2026-01-01',
        ARRAY[dp_stream.observation('A', '2026-01-01', 4, 'p1'),
              dp_stream.observation('BB', '2026-01-01', 6, 'p1')]);
- periods | releases 
----------+----------
-       1 |        2
-(1 row)
-
 RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION pr_admin2;
 SELECT person,
@@ -200,13 +145,8 @@ SELECT person,
                          ARRAY[dp_stream.observation('A', '2026-01-02', 1, %1$L),
                                dp_stream.observation('A', '2026-01-02', 2, %1$L)])$$, person)) AS answer
 FROM unnest(ARRAY['p1', 'p9']) AS person;
- person |                                 answer                                 
---------+------------------------------------------------------------------------
- p1     | 42501: publication "pr_stays" is published only by members of its role
- p9     | 42501: publication "pr_stays" is published only by members of its role
-(2 rows)
-
 RESET SESSION AUTHORIZATION;
+
 \c :regress_database
 DROP DATABASE dp_publication_review;
 DROP ROLE pr_publisher;

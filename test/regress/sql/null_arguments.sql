@@ -74,7 +74,7 @@ ROLLBACK;
 -- value is a step.  (dp_blt(0.5, NULL) and dp_honaker(1, NULL) raised a
 -- range error about a horizon nobody gave.)  A NULL max_per_step is not
 -- stated (0.14.0): a mechanism, which a count refuses
--- (sql/argument_order.sql).
+-- (test/regress/sql/argument_order.sql).
 SET SESSION AUTHORIZATION null_analyst;
 SELECT dp_binary(1, NULL, 1) IS NULL AS binary_null,
        dp_blt(0.5, NULL, 1) IS NULL AS blt_null,

@@ -260,7 +260,7 @@ SELECT dp_stream.random_secret();
 -- a key may be used only by the role it was registered for: whoever could
 -- compute keyed releases over data of their choosing could test guesses
 -- about the real data (same data, same noise); another role is told what it
--- is told for a key that does not exist (0.12.0; sql/ledger.sql)
+-- is told for a key that does not exist (0.12.0; test/regress/sql/ledger.sql)
 SELECT dp_count(n, dp_keyed(dp_binary(1, 64, 1), 'daily_admissions')) FROM (VALUES (1), (0)) v(n);
 \c - postgres
 SELECT step, period FROM dp_stream.releases WHERE stream = 'admin_count' ORDER BY step;

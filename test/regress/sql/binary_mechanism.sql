@@ -110,7 +110,7 @@ SELECT dp_count(n, dp_binary(1, 20 + (day > 10)::int, 1)) OVER (ORDER BY day) FR
 
 -- malformed state text names the field
 -- the decoder of unsealed text (states written before 0.6.0), which only a
--- superuser may use (sql/sealing.sql)
+-- superuser may use (test/regress/sql/sealing.sql)
 SET dp_stream.read_unsealed = on;
 SELECT ''::dp_counter;
 SELECT 'v3 binary(epsilon=1,horizon=2,max_per_step=1) steps=0 nodes=[0,0]'::dp_counter;

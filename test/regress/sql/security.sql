@@ -8,7 +8,7 @@ RESET client_min_messages;
 SET dp_stream.seed = 'security';
 -- Most holes below were reached through crafted state literals.  Since 0.6.0
 -- every stored state is sealed and an unsealed one is refused outright
--- (sql/sealing.sql); the decoders behind the superuser's upgrade path
+-- (test/regress/sql/sealing.sql); the decoders behind the superuser's upgrade path
 -- (dp_stream.read_unsealed) must still refuse every crafted value, so that
 -- is what this file exercises.
 SET dp_stream.read_unsealed = on;
