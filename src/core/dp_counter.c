@@ -195,6 +195,7 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 			counter->second_scale = dp_counter_class_scale(counter, 1);
 	}
 	memset(counter->derived, 0, sizeof(counter->derived));
+	counter->memo_step = -1;
 	if (kind->derive)
 		kind->derive(counter);
 	return DP_OK;

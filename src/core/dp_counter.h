@@ -80,6 +80,15 @@ struct dp_counter
 	 * persisted).
 	 */
 	int64_t		derived[16];
+	/*
+	 * A kind's memo of its last step, valid while memo_step is that step
+	 * (-1: none): the bounded balanced tree keeps the digits of t and t - 1
+	 * there (dp_balanced.c), a pure function of t and the mechanism, so a
+	 * copied counter's memo stays right.  Cleared by dp_counter_prepare,
+	 * never persisted.
+	 */
+	int64_t		memo_step;
+	int64_t		memo[128];
 	dp_int128	nodes[];
 };
 

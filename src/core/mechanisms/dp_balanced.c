@@ -322,57 +322,48 @@ balanced_digits(int64_t t, int64_t k, int levels, int64_t *digits)
 }
 
 /*
- * The balanced digits of t and of t - 1 for one arity and number of levels:
- * the last pair computed, shared by every counter of those parameters (the
- * channels of a statistic step together, and a stream's next step needs
- * only a carry).  A pure function of its key, so sharing cannot change a
- * value; one backend runs one query at a time.
+ * The balanced digits of t and of t - 1 for the counter's arity and number
+ * of levels, kept in the counter's memo (now: memo[0..63], before:
+ * memo[64..127]): the next step needs only a carry.  A pure function of t
+ * and the mechanism, so a stale or copied memo cannot change a value.
  */
 typedef struct digit_pair
 {
-	int64_t		arity;
-	int			levels;
-	int64_t		t;
-	int64_t		now[64];		/* digits of t */
-	int64_t		before[64];		/* digits of t - 1 */
+	const int64_t *now;			/* digits of t */
+	const int64_t *before;		/* digits of t - 1 */
 } digit_pair;
 
-static digit_pair digit_cache = {.arity = 0, .levels = 0, .t = -1};
-
-static const digit_pair *
-digits_of_step(int64_t t, int64_t k, int levels)
+static digit_pair
+digits_of_step(dp_counter *counter, int64_t t, int64_t k, int levels)
 {
-	digit_pair *pair = &digit_cache;
+	int64_t    *now = counter->memo;
+	int64_t    *before = counter->memo + 64;
 	int64_t		h = (k - 1) / 2;
+	digit_pair	pair = {now, before};
 
-	if (pair->arity == k && pair->levels == levels)
+		if (counter->memo_step == t)
+		return pair;
+	if (counter->memo_step >= 0 && counter->memo_step == t - 1)
 	{
-		if (pair->t == t)
-			return pair;
-		if (pair->t == t - 1)
-		{
-			int			j = 0;
+		int			j = 0;
 
-			memcpy(pair->before, pair->now, sizeof(int64_t) * levels);
-			pair->now[0]++;
-			while (pair->now[j] > h && j + 1 < levels)
-			{
-				pair->now[j] -= k;
-				pair->now[++j]++;
-			}
-			if (pair->now[j] <= h)
-			{
-				pair->t = t;
-				return pair;
-			}
-			/* beyond the top digit: as balanced_digits writes it */
+		memcpy(before, now, sizeof(int64_t) * levels);
+		now[0]++;
+		while (now[j] > h && j + 1 < levels)
+		{
+			now[j] -= k;
+			now[++j]++;
 		}
+		if (now[j] <= h)
+		{
+			counter->memo_step = t;
+			return pair;
+		}
+		/* beyond the top digit: as balanced_digits writes it */
 	}
-	pair->arity = k;
-	pair->levels = levels;
-	pair->t = t;
-	balanced_digits(t, k, levels, pair->now);
-	balanced_digits(t - 1, k, levels, pair->before);
+	balanced_digits(t, k, levels, now);
+	balanced_digits(t - 1, k, levels, before);
+	counter->memo_step = t;
 	return pair;
 }
 
@@ -418,7 +409,7 @@ balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree, int
 {
 	int64_t		k = tree->arity;
 	int			w = window(tree);
-	const digit_pair *pair = digits_of_step(t, k, tree->levels);
+	digit_pair	pair = digits_of_step(counter, t, k, tree->levels);
 	int64_t		rest = t % w;
 	int			slot_t = tree->first + (int) rest;	/* level 0, interval t */
 	int			slot_enter = tree->first + (int) (rest + k >= w ? rest + k - w : rest + k);
@@ -426,7 +417,7 @@ balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree, int
 
 	/* level 0: interval t opens with item t */
 	counter->nodes[slot_t] = dp_counter_sub(counter, counter->nodes[slot_t], counter->running_total);
-	for (int level = 1; level < tree->levels && pair->before[level - 1] == 0;
+	for (int level = 1; level < tree->levels && pair.before[level - 1] == 0;
 		 level++, power = saturating_times(power, k))
 	{
 		int			slot = slot_of(tree, level, (t - 1) / power + 1);
@@ -441,7 +432,7 @@ balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree, int
 	counter->nodes[slot_enter] = t + k < 1 ? 0 :
 		dp_counter_noise(counter, rng, &tree->scale, slot_enter, DP_NOISE_OPEN, 0);
 	power = k;
-	for (int level = 1; level < tree->levels && pair->now[level - 1] == 0;
+	for (int level = 1; level < tree->levels && pair.now[level - 1] == 0;
 		 level++, power = saturating_times(power, k))
 	{
 		int64_t		f = t / power;
@@ -490,7 +481,7 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 {
 	int64_t		k = tree->arity;
 	int			levels = tree->levels;
-	const digit_pair *pair = digits_of_step(t, k, levels);
+	digit_pair	pair = digits_of_step(counter, t, k, levels);
 	int64_t		powers[64];
 	int64_t		c_new = 0;		/* p_{j+1} / k^j after step t */
 	int64_t		c_old = 0;		/* the same for t - 1 */
@@ -500,13 +491,13 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	powers[0] = 1;
 	for (int j = 1; j < levels; j++)
 		powers[j] = powers[j - 1] * k;
-	while (top >= 0 && pair->now[top] == pair->before[top])
+	while (top >= 0 && pair.now[top] == pair.before[top])
 		top--;
 
 	for (int j = levels - 1; j >= 0; j--)
 	{
-		int64_t		d_new = pair->now[j];
-		int64_t		d_old = pair->before[j];
+		int64_t		d_new = pair.now[j];
+		int64_t		d_old = pair.before[j];
 
 		if (j <= top)
 		{
