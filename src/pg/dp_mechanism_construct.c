@@ -828,7 +828,12 @@ resolve_call(FunctionCallInfo fcinfo)
 			refuse_declaration(call, "max_per_step");
 	}
 	else
-		refuse_declaration(call, "epsilon");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
+				 errmsg("function %s is not a dp_stream constructor", call->function),
+				 errdetail("dp_mechanism_construct builds the kind a function's name declares "
+						   "(dp_<kind>, dp_mechanism_of, dp_zcdp_mechanism_of); no kind is "
+						   "named \"%s\".", suffix)));
 	if (call->epsilon < 0)
 		refuse_declaration(call, "epsilon or rho");
 	return call;
