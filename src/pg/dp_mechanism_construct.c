@@ -479,8 +479,11 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
 	dp_mechanism_check(&mechanism);
 
-	/* the old reading: the max_per_step argument was the block, the block argument the bound */
-	if (!PG_ARGISNULL(max_argno) || !PG_ARGISNULL(block_argno))
+	/*
+	 * the old reading: the max_per_step argument was the block, the block
+	 * argument the bound (`function` NULL: a constructor without one)
+	 */
+	if (function != NULL && (!PG_ARGISNULL(max_argno) || !PG_ARGISNULL(block_argno)))
 	{
 		int64		old_block = PG_ARGISNULL(max_argno) ?
 			default_block_for(kind, horizon) : PG_GETARG_INT64(max_argno);
@@ -840,6 +843,23 @@ resolve_call(FunctionCallInfo fcinfo)
 }
 
 /*
+ * The constructors whose third argument 0.14.0 changed from the kind's own
+ * parameter to max_per_step (dp_expiring and dp_expiring_baseline, and
+ * dp_mechanism_of by name, have readings of their own).  A constructor
+ * added later had no earlier order, and its calls are not warned about.
+ */
+static bool
+order_changed_in_0_14(const char *function)
+{
+	static const char *const moved[] = {"dp_kary", "dp_balanced", "dp_honaker", "dp_two_level"};
+
+	for (int i = 0; i < lengthof(moved); i++)
+		if (strcmp(function, moved[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * dp_mechanism_construct: every constructor of 0.16.0 (dp_binary, dp_kary,
  * ..., dp_mechanism_of, dp_zcdp_mechanism_of) is declared with this symbol.
  * The kind is the called function's name, its arguments are read by their
@@ -875,7 +895,8 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 	if (kind->has_block)
 		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 								  PG_GETARG_FLOAT8(call->epsilon), horizon,
-								  call->max_per_step, call->block, call->function);
+								  call->max_per_step, call->block,
+								  order_changed_in_0_14(call->function) ? call->function : NULL);
 	return construct_flagged(kind->kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 							 PG_GETARG_FLOAT8(call->epsilon), horizon,
 							 step_bound_argument(fcinfo, call->max_per_step), 0);
