@@ -117,9 +117,14 @@ step_bound_argument(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * dp_binary(epsilon, horizon, max_per_step DEFAULT NULL); a NULL epsilon
- * or horizon gives NULL, as the strict constructors before 0.14.0 did.
- * The 0.1.0 to 0.13.0 definitions call these with their default of 1.
+ * The symbols of dp_binary, dp_simple_i, dp_simple_ii, dp_hybrid and
+ * dp_ppcum up to 0.15.0, kept exported for a database whose extension is
+ * not yet updated to 0.16.0 (whose SQL names dp_mechanism_construct): each
+ * is a call of the generic constructor, which reads the kind from the
+ * function's name and the arguments by their names, so the declarations of
+ * 0.1.0 to 0.15.0 (max_per_step DEFAULT 1 before 0.14.0, NULL since) keep
+ * their meaning.  A NULL epsilon or horizon gives NULL, as the strict
+ * constructors before 0.14.0 did.
  */
 Datum
 dp_binary_construct(PG_FUNCTION_ARGS)
@@ -127,14 +132,12 @@ dp_binary_construct(PG_FUNCTION_ARGS)
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_simple_i(epsilon, horizon, max_per_step DEFAULT NULL) */
 Datum
 dp_simple_i_construct(PG_FUNCTION_ARGS)
 {
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_simple_ii(epsilon, max_per_step DEFAULT NULL) */
 Datum
 dp_simple_ii_construct(PG_FUNCTION_ARGS)
 {
@@ -295,14 +298,12 @@ mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 									  horizon, PG_GETARG_INT64(4), block));
 }
 
-/* dp_hybrid(epsilon, max_per_step DEFAULT NULL) */
 Datum
 dp_hybrid_construct(PG_FUNCTION_ARGS)
 {
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_ppcum(epsilon, horizon, max_per_step DEFAULT NULL) */
 Datum
 dp_ppcum_construct(PG_FUNCTION_ARGS)
 {
@@ -505,28 +506,30 @@ PG_FUNCTION_INFO_V1(dp_expiring_construct_0_14);
 PG_FUNCTION_INFO_V1(dp_expiring_baseline_construct_0_14);
 PG_FUNCTION_INFO_V1(dp_check_count_mechanism);
 
-/* dp_kary(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT least mean variance) */
+/*
+ * The symbols of 0.14.0's and 0.15.0's dp_kary, dp_balanced, dp_honaker,
+ * dp_two_level, dp_mechanism_of and dp_zcdp_mechanism_of (and, below,
+ * dp_expiring and dp_expiring_baseline), kept exported for a database not
+ * yet updated to 0.16.0: each is a call of the generic constructor.
+ */
 Datum
 dp_kary_construct_0_14(PG_FUNCTION_ARGS)
 {
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_balanced(epsilon, horizon, max_per_step DEFAULT NULL, odd arity DEFAULT least mean variance) */
 Datum
 dp_balanced_construct_0_14(PG_FUNCTION_ARGS)
 {
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_honaker(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT NULL) */
 Datum
 dp_honaker_construct_0_14(PG_FUNCTION_ARGS)
 {
 	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_two_level(epsilon, horizon, max_per_step DEFAULT NULL, block DEFAULT ceil(sqrt(horizon))) */
 Datum
 dp_two_level_construct_0_14(PG_FUNCTION_ARGS)
 {
