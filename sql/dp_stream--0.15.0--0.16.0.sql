@@ -55,3 +55,62 @@ AS $$
                                       ORDER BY k.auto_rank LIMIT 1), $1, $2, $3)
 $$;
 -- ===== end of section: registry =====
+
+-- ===== section: construct =====
+-- Every constructor written in C is one C function, dp_mechanism_construct,
+-- which finds the kind from the name of the function called and reads the
+-- arguments by their declared names; signatures, defaults, results and
+-- messages are unchanged.  The symbols of 0.15.0 stay in the library for
+-- databases not yet updated.
+CREATE OR REPLACE FUNCTION @extschema@.dp_balanced(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_binary(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_expiring(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint, lambda double precision DEFAULT NULL::double precision, delay bigint DEFAULT 0) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_expiring_baseline(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, epsilon_past double precision DEFAULT NULL::double precision, window_size bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_honaker(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_hybrid(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_kary(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_mechanism_of(kind text, epsilon double precision, horizon bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_simple_i(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_simple_ii(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_two_level(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, block bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+
+CREATE OR REPLACE FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho double precision, horizon bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+-- ===== end of section: construct =====

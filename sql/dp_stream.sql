@@ -200,8 +200,9 @@ COMMENT ON TYPE dp_stream.advance_result IS 'what dp_stream.publish or a catch-u
 -- =========================================================================
 -- Mechanisms
 -- =========================================================================
--- One constructor per kind of the core's registry (src/core/),
--- dp_mechanism_of by name, dp_auto's choice, and the definitions kept under
+-- One constructor per kind of the core's registry (src/core/), all of them
+-- one C function (dp_mechanism_construct, which reads the kind from the
+-- name of the function called), dp_mechanism_of by name, dp_auto's choice, and the definitions kept under
 -- <name>_before_0_14 for views written before 0.14.0 moved max_per_step to
 -- the third place (docs/mechanisms.md).
 
@@ -218,7 +219,7 @@ COMMENT ON FUNCTION @extschema@.dp_auto(epsilon double precision, horizon bigint
 
 CREATE FUNCTION @extschema@.dp_balanced(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_balanced_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_balanced(epsilon double precision, horizon bigint, max_per_step bigint, arity bigint) IS 'k-ary tree with balanced digits (odd arity, chosen by default; arity => k): the least variance of the pure epsilon-DP counters; T-bounded';
 
 CREATE FUNCTION @extschema@.dp_balanced_before_0_14(epsilon double precision, horizon bigint, arity bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -235,7 +236,7 @@ COMMENT ON FUNCTION @extschema@.dp_balanced_unbounded(epsilon double precision, 
 
 CREATE FUNCTION @extschema@.dp_binary(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_binary_construct';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_binary(epsilon double precision, horizon bigint, max_per_step bigint) IS 'Binary (tree) mechanism: T-bounded, error O(log^1.5 T / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_blt(rho double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
@@ -247,12 +248,12 @@ COMMENT ON FUNCTION @extschema@.dp_blt(rho double precision, horizon bigint, max
 
 CREATE FUNCTION @extschema@.dp_expiring(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint, lambda double precision DEFAULT NULL::double precision, delay bigint DEFAULT 0) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_expiring_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_expiring(epsilon double precision, max_per_step bigint, lambda double precision, delay bigint) IS 'privacy expiration: an item d steps old loses epsilon g(d), g of order log(d)^lambda (lambda => x, required); no horizon, pan-private option, error O(log T / epsilon) for lambda > 3/2';
 
 CREATE FUNCTION @extschema@.dp_expiring_baseline(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, epsilon_past double precision DEFAULT NULL::double precision, window_size bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_expiring_baseline_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_expiring_baseline(epsilon double precision, horizon bigint, max_per_step bigint, epsilon_past double precision, window_size bigint) IS 'the baseline of privacy expiration: epsilon for the last window_size steps, epsilon + epsilon_past for older items (both required, by name); T-bounded';
 
 CREATE FUNCTION @extschema@.dp_expiring_baseline_before_0_14(epsilon_current double precision, epsilon_past double precision, window_size bigint, horizon bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -274,7 +275,7 @@ COMMENT ON FUNCTION @extschema@.dp_gaussian_binary(rho double precision, horizon
 
 CREATE FUNCTION @extschema@.dp_honaker(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_honaker_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_honaker(epsilon double precision, horizon bigint, max_per_step bigint, arity bigint) IS 'k-ary tree with Honaker''s streaming estimator (arity => k; arity 2: Binary at 0.58x its variance); pan-private and keyed options; T-bounded';
 
 CREATE FUNCTION @extschema@.dp_honaker_before_0_14(epsilon double precision, horizon bigint, arity bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -285,12 +286,12 @@ COMMENT ON FUNCTION @extschema@.dp_honaker_before_0_14(epsilon double precision,
 
 CREATE FUNCTION @extschema@.dp_hybrid(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_hybrid_construct';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_hybrid(epsilon double precision, max_per_step bigint) IS 'Hybrid: logarithmic blocks plus a Binary tree per block, epsilon/2 each; unbounded, error O(log^1.5 t / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_kary(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, arity bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_kary_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_kary(epsilon double precision, horizon bigint, max_per_step bigint, arity bigint) IS 'k-ary tree: k-adic intervals, arity chosen for the least mean variance by default (arity => k); T-bounded, error O(k log_k^1.5 T / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_kary_before_0_14(epsilon double precision, horizon bigint, arity bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -310,7 +311,7 @@ COMMENT ON FUNCTION @extschema@.dp_mechanism(state @extschema@.dp_statistic) IS 
 
 CREATE FUNCTION @extschema@.dp_mechanism_of(kind text, epsilon double precision, horizon bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_mechanism_of_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_mechanism_of(kind text, epsilon double precision, horizon bigint, max_per_step bigint, parameter bigint) IS 'any mechanism by its name in the text form; a NULL horizon is none, a NULL max_per_step not stated, a NULL parameter the default block or arity';
 
 CREATE FUNCTION @extschema@.dp_mechanism_of_before_0_14(kind text, epsilon double precision, horizon bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -320,17 +321,17 @@ COMMENT ON FUNCTION @extschema@.dp_mechanism_of_before_0_14(kind text, epsilon d
 
 CREATE FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_ppcum_construct';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, max_per_step bigint) IS 'PPCum: pan-private cumulative sum; T-bounded, error O(log^1.5 T / epsilon) at every step';
 
 CREATE FUNCTION @extschema@.dp_simple_i(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_simple_i_construct';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_simple_i(epsilon double precision, horizon bigint, max_per_step bigint) IS 'Simple I: fresh noise on every release; T-bounded, error O(T / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_simple_ii(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_simple_ii_construct';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_simple_ii(epsilon double precision, max_per_step bigint) IS 'Simple II: noise on every value; unbounded, error O(sqrt(t) / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_smooth_binary(rho double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
@@ -342,7 +343,7 @@ COMMENT ON FUNCTION @extschema@.dp_smooth_binary(rho double precision, horizon b
 
 CREATE FUNCTION @extschema@.dp_two_level(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, block bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_two_level_construct_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_two_level(epsilon double precision, horizon bigint, max_per_step bigint, block bigint) IS 'Two-level: blocks of ceil(sqrt(T)) steps (block => b) plus singletons; T-bounded, error O(T^(1/4) / epsilon)';
 
 CREATE FUNCTION @extschema@.dp_two_level_before_0_14(epsilon double precision, horizon bigint, block bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism
@@ -352,7 +353,7 @@ COMMENT ON FUNCTION @extschema@.dp_two_level_before_0_14(epsilon double precisio
 
 CREATE FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho double precision, horizon bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', 'dp_zcdp_mechanism_of_0_14';
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_zcdp_mechanism_of(kind text, rho double precision, horizon bigint, max_per_step bigint, parameter bigint) IS 'a mechanism under rho-zCDP with discrete Gaussian noise: binary, kary, balanced, balanced_unbounded or blt';
 
 CREATE FUNCTION @extschema@.dp_zcdp_mechanism_of_before_0_14(kind text, rho double precision, horizon bigint DEFAULT NULL::bigint, parameter bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT 1) RETURNS @extschema@.dp_mechanism

@@ -1,8 +1,11 @@
 /*
  * dp_mechanism_construct.c
- *		The constructors of dp_mechanism values, one per kind, and the
- *		generic one by name (dp_mechanism_of); 0.14.0's argument order and
- *		the warning for calls whose meaning it changed.
+ *		The constructor of dp_mechanism values: one C entry point,
+ *		dp_mechanism_construct, that every constructor's SQL declaration
+ *		names (dp_binary, dp_kary, ..., dp_mechanism_of); it finds the kind
+ *		from the name of the function called and its arguments from the
+ *		function's argument names.  0.14.0's argument order and the warning
+ *		for calls whose meaning it changed; the definitions before 0.14.0.
  */
 #include "dp_stream.h"
 
@@ -12,6 +15,9 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "catalog/pg_proc.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 
 #include <sodium.h>
@@ -29,6 +35,30 @@ PG_FUNCTION_INFO_V1(dp_balanced_construct);
 PG_FUNCTION_INFO_V1(dp_hybrid_construct);
 PG_FUNCTION_INFO_V1(dp_mechanism_of);
 PG_FUNCTION_INFO_V1(dp_ppcum_construct);
+PG_FUNCTION_INFO_V1(dp_mechanism_construct);
+
+/*
+ * What dp_mechanism_construct learned about the function it runs as, once
+ * per call site (kept in fn_extra): the kind its name declares (NULL for
+ * dp_mechanism_of and dp_zcdp_mechanism_of, which take it as their first
+ * argument) and the position of each argument, by its declared name (-1:
+ * the function has no such argument).
+ */
+typedef struct construct_call
+{
+	const dp_counter_kind *kind;
+	bool		zcdp;			/* the budget argument is rho */
+	char		function[NAMEDATALEN];
+	int			kind_name;
+	int			epsilon;
+	int			horizon;
+	int			max_per_step;
+	int			block;			/* the kind's block_name, or "parameter" */
+	int			shape;			/* the kind's shape_name */
+} construct_call;
+
+static Datum construct_expiring(FunctionCallInfo fcinfo, const construct_call *call);
+static Datum construct_expiring_baseline(FunctionCallInfo fcinfo, const construct_call *call);
 
 /* A mechanism of these parameters, not yet checked. */
 static void
@@ -72,7 +102,7 @@ step_bound_argument(FunctionCallInfo fcinfo, int argno)
 {
 	int64		bound;
 
-	if (PG_ARGISNULL(argno))
+	if (argno < 0 || PG_ARGISNULL(argno))
 		return DP_STEP_BOUND_UNSTATED;
 	bound = PG_GETARG_INT64(argno);
 	if (bound == DP_STEP_BOUND_UNSTATED)
@@ -87,37 +117,31 @@ step_bound_argument(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * dp_binary(epsilon, horizon, max_per_step DEFAULT NULL); a NULL epsilon
- * or horizon gives NULL, as the strict constructors before 0.14.0 did.
- * The 0.1.0 to 0.13.0 definitions call these with their default of 1.
+ * The symbols of dp_binary, dp_simple_i, dp_simple_ii, dp_hybrid and
+ * dp_ppcum up to 0.15.0, kept exported for a database whose extension is
+ * not yet updated to 0.16.0 (whose SQL names dp_mechanism_construct): each
+ * is a call of the generic constructor, which reads the kind from the
+ * function's name and the arguments by their names, so the declarations of
+ * 0.1.0 to 0.15.0 (max_per_step DEFAULT 1 before 0.14.0, NULL since) keep
+ * their meaning.  A NULL epsilon or horizon gives NULL, as the strict
+ * constructors before 0.14.0 did.
  */
 Datum
 dp_binary_construct(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(construct(DP_MECHANISM_BINARY, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
-							  step_bound_argument(fcinfo, 2), 0));
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_simple_i(epsilon, horizon, max_per_step DEFAULT NULL) */
 Datum
 dp_simple_i_construct(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_I, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
-							  step_bound_argument(fcinfo, 2), 0));
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_simple_ii(epsilon, max_per_step DEFAULT NULL) */
 Datum
 dp_simple_ii_construct(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(construct(DP_MECHANISM_SIMPLE_II, PG_GETARG_FLOAT8(0), 0,
-							  step_bound_argument(fcinfo, 1), 0));
+	return dp_mechanism_construct(fcinfo);
 }
 
 /*
@@ -274,24 +298,16 @@ mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 									  horizon, PG_GETARG_INT64(4), block));
 }
 
-/* dp_hybrid(epsilon, max_per_step DEFAULT NULL) */
 Datum
 dp_hybrid_construct(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(construct(DP_MECHANISM_HYBRID, PG_GETARG_FLOAT8(0), 0,
-							  step_bound_argument(fcinfo, 1), 0));
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_ppcum(epsilon, horizon, max_per_step DEFAULT NULL) */
 Datum
 dp_ppcum_construct(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(construct(DP_MECHANISM_PPCUM, PG_GETARG_FLOAT8(0), PG_GETARG_INT64(1),
-							  step_bound_argument(fcinfo, 2), 0));
+	return dp_mechanism_construct(fcinfo);
 }
 
 
@@ -421,11 +437,11 @@ warn_if_meaning_changed(const char *function, const dp_mechanism *now,
 					 example_call(function))));
 }
 
-/* a bigint argument, or `otherwise` when NULL */
+/* a bigint argument, or `otherwise` when NULL or absent (argno -1) */
 static int64
 int64_argument_or(FunctionCallInfo fcinfo, int argno, int64 otherwise)
 {
-	return PG_ARGISNULL(argno) ? otherwise : PG_GETARG_INT64(argno);
+	return argno < 0 || PG_ARGISNULL(argno) ? otherwise : PG_GETARG_INT64(argno);
 }
 
 /* the kind's default block for the horizon, 0 when the horizon is out of range */
@@ -464,8 +480,11 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
 	dp_mechanism_check(&mechanism);
 
-	/* the old reading: the max_per_step argument was the block, the block argument the bound */
-	if (!PG_ARGISNULL(max_argno) || !PG_ARGISNULL(block_argno))
+	/*
+	 * the old reading: the max_per_step argument was the block, the block
+	 * argument the bound (`function` NULL: a constructor without one)
+	 */
+	if (function != NULL && (!PG_ARGISNULL(max_argno) || !PG_ARGISNULL(block_argno)))
 	{
 		int64		old_block = PG_ARGISNULL(max_argno) ?
 			default_block_for(kind, horizon) : PG_GETARG_INT64(max_argno);
@@ -475,17 +494,6 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 		warn_if_meaning_changed(function, &mechanism, &before);
 	}
 	return dp_mechanism_to_datum(&mechanism);
-}
-
-/* (epsilon, horizon, max_per_step DEFAULT NULL, block-or-arity DEFAULT NULL) */
-static Datum
-construct_bounded_in_order(FunctionCallInfo fcinfo, dp_mechanism_kind kind_id,
-						   const char *function)
-{
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	return construct_in_order(fcinfo, dp_counter_kind_by_id(kind_id), 0, PG_GETARG_FLOAT8(0),
-							  PG_GETARG_INT64(1), 2, 3, function);
 }
 
 PG_FUNCTION_INFO_V1(dp_kary_construct_0_14);
@@ -498,32 +506,34 @@ PG_FUNCTION_INFO_V1(dp_expiring_construct_0_14);
 PG_FUNCTION_INFO_V1(dp_expiring_baseline_construct_0_14);
 PG_FUNCTION_INFO_V1(dp_check_count_mechanism);
 
-/* dp_kary(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT least mean variance) */
+/*
+ * The symbols of 0.14.0's and 0.15.0's dp_kary, dp_balanced, dp_honaker,
+ * dp_two_level, dp_mechanism_of and dp_zcdp_mechanism_of (and, below,
+ * dp_expiring and dp_expiring_baseline), kept exported for a database not
+ * yet updated to 0.16.0: each is a call of the generic constructor.
+ */
 Datum
 dp_kary_construct_0_14(PG_FUNCTION_ARGS)
 {
-	return construct_bounded_in_order(fcinfo, DP_MECHANISM_KARY, "dp_kary");
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_balanced(epsilon, horizon, max_per_step DEFAULT NULL, odd arity DEFAULT least mean variance) */
 Datum
 dp_balanced_construct_0_14(PG_FUNCTION_ARGS)
 {
-	return construct_bounded_in_order(fcinfo, DP_MECHANISM_BALANCED, "dp_balanced");
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_honaker(epsilon, horizon, max_per_step DEFAULT NULL, arity DEFAULT NULL) */
 Datum
 dp_honaker_construct_0_14(PG_FUNCTION_ARGS)
 {
-	return construct_bounded_in_order(fcinfo, DP_MECHANISM_HONAKER, "dp_honaker");
+	return dp_mechanism_construct(fcinfo);
 }
 
-/* dp_two_level(epsilon, horizon, max_per_step DEFAULT NULL, block DEFAULT ceil(sqrt(horizon))) */
 Datum
 dp_two_level_construct_0_14(PG_FUNCTION_ARGS)
 {
-	return construct_bounded_in_order(fcinfo, DP_MECHANISM_TWO_LEVEL, "dp_two_level");
+	return dp_mechanism_construct(fcinfo);
 }
 
 /*
@@ -535,37 +545,39 @@ dp_two_level_construct_0_14(PG_FUNCTION_ARGS)
  * block or arity.
  */
 static Datum
-mechanism_by_name_in_order(FunctionCallInfo fcinfo, bool zcdp)
+mechanism_by_name_in_order(FunctionCallInfo fcinfo, const construct_call *call)
 {
 	char	   *name;
 	const dp_counter_kind *kind;
+	bool		zcdp = call->zcdp;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	if (PG_ARGISNULL(call->kind_name) || PG_ARGISNULL(call->epsilon))
 		PG_RETURN_NULL();
-	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(call->kind_name));
 	kind = dp_counter_kind_by_name(name);
 	if (kind == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown mechanism \"%s\"", name),
 				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
-	if (PG_ARGISNULL(2) && kind->bounded)
+	if (PG_ARGISNULL(call->horizon) && kind->bounded)
 		PG_RETURN_NULL();
-	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0, PG_GETARG_FLOAT8(1),
-							  int64_argument_or(fcinfo, 2, 0), 3, 4,
-							  zcdp ? "dp_zcdp_mechanism_of" : "dp_mechanism_of");
+	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0,
+							  PG_GETARG_FLOAT8(call->epsilon),
+							  int64_argument_or(fcinfo, call->horizon, 0), call->max_per_step,
+							  call->block, call->function);
 }
 
 Datum
 dp_mechanism_of_0_14(PG_FUNCTION_ARGS)
 {
-	return mechanism_by_name_in_order(fcinfo, false);
+	return dp_mechanism_construct(fcinfo);
 }
 
 Datum
 dp_zcdp_mechanism_of_0_14(PG_FUNCTION_ARGS)
 {
-	return mechanism_by_name_in_order(fcinfo, true);
+	return dp_mechanism_construct(fcinfo);
 }
 
 /* whether a double holds an integer that a bigint argument could have passed */
@@ -581,14 +593,14 @@ integral(double value)
  * must follow max_per_step, so it defaults to NULL and is required here.
  * Before 0.14.0 the order was (epsilon, lambda, delay, max_per_step).
  */
-Datum
-dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
+static Datum
+construct_expiring(FunctionCallInfo fcinfo, const construct_call *call)
 {
 	dp_mechanism mechanism;
 
-	if (PG_ARGISNULL(0))
+	if (PG_ARGISNULL(call->epsilon))
 		PG_RETURN_NULL();
-	if (PG_ARGISNULL(2))
+	if (PG_ARGISNULL(call->shape))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_expiring needs lambda"),
@@ -596,10 +608,10 @@ dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
 						 "count, dp_expiring(1.0, lambda => 2) for a sum, average or variance.")));
 	memset(&mechanism, 0, sizeof(mechanism));
 	mechanism.kind = DP_MECHANISM_EXPIRING;
-	mechanism.epsilon = PG_GETARG_FLOAT8(0);
-	mechanism.max_per_step = step_bound_argument(fcinfo, 1);
-	mechanism.shape = PG_GETARG_FLOAT8(2);
-	mechanism.block = int64_argument_or(fcinfo, 3, 0);
+	mechanism.epsilon = PG_GETARG_FLOAT8(call->epsilon);
+	mechanism.max_per_step = step_bound_argument(fcinfo, call->max_per_step);
+	mechanism.shape = PG_GETARG_FLOAT8(call->shape);
+	mechanism.block = int64_argument_or(fcinfo, call->block, 0);
 	dp_mechanism_check(&mechanism);
 
 	/*
@@ -608,7 +620,7 @@ dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
 	 * fourth (1 when absent; a delay of 0 is read as absent, as an old bound
 	 * of 0 was invalid).
 	 */
-	if (!PG_ARGISNULL(1) && integral(mechanism.shape))
+	if (!PG_ARGISNULL(call->max_per_step) && integral(mechanism.shape))
 	{
 		dp_mechanism before = mechanism;
 
@@ -627,38 +639,38 @@ dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
  * Before 0.14.0: (epsilon_current, epsilon_past, window_size, horizon,
  * max_per_step).
  */
-Datum
-dp_expiring_baseline_construct_0_14(PG_FUNCTION_ARGS)
+static Datum
+construct_expiring_baseline(FunctionCallInfo fcinfo, const construct_call *call)
 {
 	dp_mechanism mechanism;
 	double		current;
 	double		past;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	if (PG_ARGISNULL(call->epsilon) || PG_ARGISNULL(call->horizon))
 		PG_RETURN_NULL();
-	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+	if (PG_ARGISNULL(call->shape) || PG_ARGISNULL(call->block))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_expiring_baseline needs epsilon_past and window_size"),
 				 errhint("Name them after max_per_step: dp_expiring_baseline(1.0, 365, 50, "
 						 "epsilon_past => 0.5, window_size => 30).")));
-	current = PG_GETARG_FLOAT8(0);
-	past = PG_GETARG_FLOAT8(3);
+	current = PG_GETARG_FLOAT8(call->epsilon);
+	past = PG_GETARG_FLOAT8(call->shape);
 	memset(&mechanism, 0, sizeof(mechanism));
 	mechanism.kind = DP_MECHANISM_EXPIRING_BASELINE;
 	mechanism.epsilon = current;
 	/* a bad epsilon is reported as such by validation, before the ratio */
 	mechanism.shape = current > 0 && isfinite(past) ? past / current : (isnan(past) ? past : -1);
-	mechanism.horizon = PG_GETARG_INT64(1);
-	mechanism.max_per_step = step_bound_argument(fcinfo, 2);
-	mechanism.block = PG_GETARG_INT64(4);
+	mechanism.horizon = PG_GETARG_INT64(call->horizon);
+	mechanism.max_per_step = step_bound_argument(fcinfo, call->max_per_step);
+	mechanism.block = PG_GETARG_INT64(call->block);
 	dp_mechanism_check(&mechanism);
 
 	/*
 	 * The old reading: epsilon_past, window_size and horizon were the
 	 * second to fourth arguments (all required), max_per_step the fifth.
 	 */
-	if (!PG_ARGISNULL(2) && integral(past))
+	if (!PG_ARGISNULL(call->max_per_step) && integral(past))
 	{
 		dp_mechanism before = mechanism;
 
@@ -669,6 +681,25 @@ dp_expiring_baseline_construct_0_14(PG_FUNCTION_ARGS)
 		warn_if_meaning_changed("dp_expiring_baseline", &mechanism, &before);
 	}
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * The symbols 0.14.0 and 0.15.0 declare their constructors with, kept
+ * exported for a database whose extension is not yet updated to 0.16.0
+ * (whose SQL names dp_mechanism_construct): each is the generic
+ * constructor, which reads the kind and the arguments from the function
+ * called, so the old declarations keep their meaning.
+ */
+Datum
+dp_expiring_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return dp_mechanism_construct(fcinfo);
+}
+
+Datum
+dp_expiring_baseline_construct_0_14(PG_FUNCTION_ARGS)
+{
+	return dp_mechanism_construct(fcinfo);
 }
 
 /*
@@ -689,3 +720,187 @@ dp_check_count_mechanism(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+
+/*
+ * The SQL name of a kind's parameter where it differs from the registry's
+ * (dp_counter_kind.parameters): dp_expiring_baseline's window_size and
+ * epsilon_past, which 0.14.0 named before the registry existed.
+ */
+static const char *
+sql_argument_name(const dp_counter_kind *kind, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	if (kind->kind == DP_MECHANISM_EXPIRING_BASELINE)
+	{
+		if (strcmp(name, "window") == 0)
+			return "window_size";
+		if (strcmp(name, "past_ratio") == 0)
+			return "epsilon_past";
+	}
+	return name;
+}
+
+/* the position of the argument called `name`, or -1 */
+static int
+argument_position(char **names, int count, const char *name)
+{
+	if (name == NULL || names == NULL)
+		return -1;
+	for (int i = 0; i < count; i++)
+		if (names[i] != NULL && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+refuse_declaration(const construct_call *call, const char *missing)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
+			 errmsg("function %s is not a dp_stream constructor", call->function),
+			 errdetail("dp_mechanism_construct builds the kind a function's name declares "
+					   "(dp_<kind>, dp_mechanism_of, dp_zcdp_mechanism_of) and needs an "
+					   "argument named %s.", missing)));
+}
+
+/*
+ * The kind and argument positions of the function being called, from its
+ * catalog entry: its name, dp_ and a kind of the registry (or
+ * dp_mechanism_of, dp_zcdp_mechanism_of), and its argument names.
+ */
+static construct_call *
+resolve_call(FunctionCallInfo fcinfo)
+{
+	construct_call *call;
+	HeapTuple	tuple;
+	Form_pg_proc proc;
+	Oid		   *types;
+	char	  **names;
+	char	   *modes;
+	int			count;
+	const char *suffix;
+
+	if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp_mechanism_construct must be called through a SQL function")));
+	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	call = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(construct_call));
+	strlcpy(call->function, NameStr(proc->proname), sizeof(call->function));
+	count = get_func_arg_info(tuple, &types, &names, &modes);
+	ReleaseSysCache(tuple);
+
+	call->kind_name = argument_position(names, count, "kind");
+	call->epsilon = argument_position(names, count, "epsilon");
+	if (call->epsilon < 0)
+	{
+		call->epsilon = argument_position(names, count, "rho");
+		call->zcdp = call->epsilon >= 0;
+	}
+	call->horizon = argument_position(names, count, "horizon");
+	call->max_per_step = argument_position(names, count, "max_per_step");
+
+	suffix = strncmp(call->function, "dp_", 3) == 0 ? call->function + 3 : call->function;
+	if (strcmp(call->function, "dp_mechanism_of") == 0 ||
+		strcmp(call->function, "dp_zcdp_mechanism_of") == 0)
+	{
+		call->block = argument_position(names, count, "parameter");
+		if (call->kind_name < 0)
+			refuse_declaration(call, "kind");
+		if (call->horizon < 0)
+			refuse_declaration(call, "horizon");
+		if (call->max_per_step < 0)
+			refuse_declaration(call, "max_per_step");
+		if (call->block < 0)
+			refuse_declaration(call, "parameter");
+	}
+	else if ((call->kind = dp_counter_kind_by_name(suffix)) != NULL)
+	{
+		call->block = argument_position(names, count,
+										sql_argument_name(call->kind, call->kind->block_name));
+		call->shape = argument_position(names, count,
+										sql_argument_name(call->kind, call->kind->shape_name));
+		if (call->kind->bounded && call->horizon < 0)
+			refuse_declaration(call, "horizon");
+		if (call->kind->has_block && call->block < 0)
+			refuse_declaration(call, call->kind->block_name);
+		if (call->kind->shape_name && call->shape < 0)
+			refuse_declaration(call, call->kind->shape_name);
+		if ((call->kind->has_block || call->kind->shape_name) && call->max_per_step < 0)
+			refuse_declaration(call, "max_per_step");
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
+				 errmsg("function %s is not a dp_stream constructor", call->function),
+				 errdetail("dp_mechanism_construct builds the kind a function's name declares "
+						   "(dp_<kind>, dp_mechanism_of, dp_zcdp_mechanism_of); no kind is "
+						   "named \"%s\".", suffix)));
+	if (call->epsilon < 0)
+		refuse_declaration(call, "epsilon or rho");
+	return call;
+}
+
+/*
+ * The constructors whose third argument 0.14.0 changed from the kind's own
+ * parameter to max_per_step (dp_expiring and dp_expiring_baseline, and
+ * dp_mechanism_of by name, have readings of their own).  A constructor
+ * added later had no earlier order, and its calls are not warned about.
+ */
+static bool
+order_changed_in_0_14(const char *function)
+{
+	static const char *const moved[] = {"dp_kary", "dp_balanced", "dp_honaker", "dp_two_level"};
+
+	for (int i = 0; i < lengthof(moved); i++)
+		if (strcmp(function, moved[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * dp_mechanism_construct: every constructor of 0.16.0 (dp_binary, dp_kary,
+ * ..., dp_mechanism_of, dp_zcdp_mechanism_of) is declared with this symbol.
+ * The kind is the called function's name, its arguments are read by their
+ * declared names, and the core validates the mechanism against the
+ * registry (dp_mechanism_check), so that a kind added to the registry with
+ * a SQL declaration needs no C constructor of its own.  The arguments keep
+ * 0.14.0's order and its warning for calls whose meaning it changed.
+ */
+Datum
+dp_mechanism_construct(PG_FUNCTION_ARGS)
+{
+	construct_call *call = fcinfo->flinfo ? (construct_call *) fcinfo->flinfo->fn_extra : NULL;
+	const dp_counter_kind *kind;
+	int64		horizon;
+
+	if (call == NULL)
+	{
+		call = resolve_call(fcinfo);
+		fcinfo->flinfo->fn_extra = call;
+	}
+	kind = call->kind;
+	if (kind == NULL)
+		return mechanism_by_name_in_order(fcinfo, call);
+	if (kind->kind == DP_MECHANISM_EXPIRING)
+		return construct_expiring(fcinfo, call);
+	if (kind->kind == DP_MECHANISM_EXPIRING_BASELINE)
+		return construct_expiring_baseline(fcinfo, call);
+
+	/* a NULL budget or horizon gives NULL, as the strict constructors before 0.14.0 did */
+	if (PG_ARGISNULL(call->epsilon) || (kind->bounded && PG_ARGISNULL(call->horizon)))
+		PG_RETURN_NULL();
+	horizon = kind->bounded ? PG_GETARG_INT64(call->horizon) : 0;
+	if (kind->has_block)
+		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
+								  PG_GETARG_FLOAT8(call->epsilon), horizon,
+								  call->max_per_step, call->block,
+								  order_changed_in_0_14(call->function) ? call->function : NULL);
+	return construct_flagged(kind->kind, call->zcdp ? DP_FLAG_ZCDP : 0,
+							 PG_GETARG_FLOAT8(call->epsilon), horizon,
+							 step_bound_argument(fcinfo, call->max_per_step), 0);
+}

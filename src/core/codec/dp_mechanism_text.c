@@ -152,6 +152,20 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 			field = parameters[i].name;
 			bit = parameters[i].bit;
 		}
+	/*
+	 * The kind's own parameters by the names its entry declares, so that a
+	 * kind added to the registry with a new name needs no line above.
+	 */
+	if (bit == 0 && kind->has_block && strcmp(parameter, kind->block_name) == 0)
+	{
+		field = kind->block_name;
+		bit = SEEN_BLOCK;
+	}
+	else if (bit == 0 && kind->shape_name && strcmp(parameter, kind->shape_name) == 0)
+	{
+		field = kind->shape_name;
+		bit = SEEN_SHAPE;
+	}
 	/* "block" and "arity" are one field, each the name of its kind's */
 	if (bit == 0 || (bit == SEEN_HORIZON && !kind->bounded) ||
 		(bit == SEEN_BLOCK && (!kind->has_block || strcmp(parameter, kind->block_name) != 0)) ||

@@ -4,7 +4,8 @@
  *		enum name, its stored id (never reused) and its dp_counter_kind.
  *
  * Adding a mechanism is its file in this directory, one line here and its
- * SQL constructor (a call of dp_mechanism_of).  Included with
+ * SQL constructor (a declaration of the generic C function
+ * dp_mechanism_construct, docs/design.md).  Included with
  * DP_MECHANISM_ENTRY defined by the includer.
  */
 DP_MECHANISM_ENTRY(BINARY, 1, dp_binary_kind)
