@@ -115,7 +115,7 @@ keys=$(for i in 1 2; do q "$i" "SELECT key || ' ' || (noise_secret = dp_stream.k
 is "create_key on the coordinator registers the key on both workers, under the cluster's noise secret" "$keys" "meters true meters true "
 plan=$(q 0 "EXPLAIN (COSTS OFF) $(release readings)")
 echo "$plan" | grep -q 'Task Count: 8' && echo "$plan" | grep -q 'WindowAgg'
-report $? "the keyed per-meter window is pushed down to the workers (EXPLAIN: 8 tasks, each with its WindowAgg)"
+check $? "the keyed per-meter window is pushed down to the workers (EXPLAIN: 8 tasks, each with its WindowAgg)" "$plan"
 single=$(fingerprint 0 "$(release readings_local)")
 distributed=$(fingerprint 0 "$(release readings)")
 if [ -n "$single" ] && [ "$distributed" = "$single" ]; then
@@ -228,7 +228,10 @@ check $? "the sync is refused onto a node holding states sealed under its own se
 refused=$(q 0 "SELECT dp_stream.create_key('meters_two', $mech) IS NOT NULL")
 counts=$(for i in 0 1 2 3; do q "$i" "SELECT count(*) FROM dp_stream.keys WHERE key = 'meters_two'"; done | tr '\n' ' ')
 echo "$refused" | grep -q "it holds states sealed under its own secret" && [ "$counts" = "0 0 0 0 " ] && same_secrets 2
-check $? "... in one transaction: a create_key whose sync that node refuses leaves the key on no node" "$refused $counts"
+check $? "... in one transaction: a create_key whose sync that node refuses leaves the key on no node" \
+  "$refused
+keys per node: $counts
+$(for i in 0 1 2; do echo "node $i: $(secrets_of "$i")"; done)"
 q 3 "DROP TABLE own_states" >/dev/null
 synced=$(q 0 "SELECT dp_stream.citus_sync_secrets()")
 if [ "$synced" = 3 ] && same_secrets 3 && [ "$(q 3 "SELECT string_agg(key, ',') FROM dp_stream.keys")" = meters ]; then
