@@ -352,8 +352,10 @@ dp_counter_new(PG_FUNCTION_ARGS)
 	dp_counter *counter = palloc(dp_counter_size(mechanism));
 	const char *field = NULL;
 	bool		repeatable = PG_NARGS() > 1 && PG_GETARG_BOOL(1);
-	dp_status	status = dp_counter_begin(counter, mechanism, repeatable, &field);
+	dp_status	status;
 
+	dp_refuse_decayed_mechanism(mechanism, "dp_counter_new");
+	status = dp_counter_begin(counter, mechanism, repeatable, &field);
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));
