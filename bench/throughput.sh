@@ -12,6 +12,11 @@
 #   bench/throughput.sh --profile  also `perf record -g` of the backend running
 #                                  each private query once; the top symbols
 #                                  (self time) go to bench/out/profile_<row>.txt
+#   BENCH_ONLY=keyed bench/throughput.sh   only the rows whose label contains
+#                                  the text (here the keyed view under keys of
+#                                  derivation 2 and 1); BENCH_ROWS,
+#                                  BENCH_PARTITIONS, BENCH_METERS, BENCH_REPS
+#                                  set the sizes
 #
 # The noise of a row: half the relative range (max - min) / median of the
 # plain query's repetitions plus the same of the private query's.  A row
