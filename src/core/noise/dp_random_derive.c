@@ -26,6 +26,18 @@
  * here may change an output bit: every published keyed or repeatable
  * release depends on it.
  *
+ * Keyed derivation 2 (keys registered since 0.17.0; dp_counter_noise
+ * states the construction and why its terms are independent PRF outputs,
+ * one per position) uses two more primitives from here: the wide
+ * derivation, keyed BLAKE2b with a 64-byte output (a parameter block of
+ * its own, so its outputs are unrelated to the 32-byte derivation's under
+ * the same key), one compression per closing or item term; and the block
+ * pairs with a nonce, so that an opening term reads ChaCha20 under a key
+ * derived once per counter, at nonce = its step and blocks from its node
+ * times 2^32, without a derivation of its own.  The unit test compares
+ * both with libsodium (crypto_generichash with a 64-byte output,
+ * crypto_stream_chacha20 with a nonce).
+ *
  * Wiping, as libsodium did: the key block's words after preparing; after a
  * term, the chaining value (the derived key) and the message block, which
  * holds a closing term's node content (data plus noise).  The prepared key
