@@ -153,6 +153,28 @@ SELECT pg_temp.continued(s) =
               FROM readings WHERE meter = 1) w WHERE day > 20) AS state_continues_the_window
 FROM stored;
 
+-- ... and so does a variance state (three channels, each stored with the
+-- key's derivation) of meter 2's partition, against dp_summary's window
+CREATE FUNCTION pg_temp.continued_statistic(s dp_statistic) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  out text := '';
+  r record;
+BEGIN
+  FOR r IN SELECT kwh FROM readings WHERE meter = 2 AND day > 20 ORDER BY day LOOP
+    s := dp_push(s, r.kwh);
+    out := out || ' ' || dp_summary(s)::text;
+  END LOOP;
+  RETURN out;
+END $$;
+SELECT pg_temp.continued_statistic(
+         (SELECT dp_variance_state(kwh, 0, 10, dp_keyed(dp_binary(1.0, 30), 'meter_kwh', partition => 2)
+                                   ORDER BY day)
+          FROM readings WHERE meter = 2 AND day <= 20)) =
+       (SELECT ' ' || string_agg(x::text, ' ' ORDER BY day)
+        FROM (SELECT day, dp_summary(kwh, 0, 10, dp_keyed(dp_binary(1.0, 30), 'meter_kwh', partition => meter))
+                            OVER (PARTITION BY meter ORDER BY day) AS x
+              FROM readings WHERE meter = 2) w WHERE day > 20) AS statistic_state_continues_the_window;
+
 -- 6. The same key and data under derivation 1 (what the key would release
 -- had it been registered before 0.17.0): the forms agree again, and every
 -- release differs from derivation 2's in its noise.  Two derivations of one
