@@ -231,7 +231,34 @@ SET ROLE kd_analyst;
 SELECT count(*) AS rows, count(DISTINCT meter) AS meters FROM published;
 RESET ROLE;
 
+-- 9. A key registered under 0.16.0 releases the same values after the
+-- update to 0.17.0 (derivation 1, the update's default), and a key
+-- registered after the update draws with derivation 2.  (The library is
+-- this version's; under 0.16.0's catalog, without the column, it draws
+-- with derivation 1, as 0.16.0 did.)
 \c :regress_database
+CREATE DATABASE dp_keyed_derivation_update;
+\c dp_keyed_derivation_update
+SET client_min_messages = warning;
+CREATE EXTENSION dp_stream VERSION '0.16.0';
+RESET client_min_messages;
+SET dp_stream.argument_order_warning = off;
+SELECT dp_stream.create_budget('b', 10);
+SELECT dp_stream.create_key('before_update', dp_binary(1.0, 30, 10), 'b') IS NOT NULL AS registered;
+CREATE TABLE released AS
+  SELECT g, dp_count(g % 4, dp_keyed(dp_binary(1.0, 30, 10), 'before_update')) OVER (ORDER BY g) AS c
+  FROM generate_series(1, 30) g;
+ALTER EXTENSION dp_stream UPDATE TO '0.17.0';
+SELECT key, derivation FROM dp_stream.keys;
+SELECT count(*) AS releases,
+       count(*) FILTER (WHERE r.c = n.c) AS unchanged
+FROM released r
+JOIN (SELECT g, dp_count(g % 4, dp_keyed(dp_binary(1.0, 30, 10), 'before_update')) OVER (ORDER BY g) AS c
+      FROM generate_series(1, 30) g) n USING (g);
+SELECT dp_stream.create_key('after_update', dp_binary(1.0, 30, 10), 'b') IS NOT NULL AS registered;
+SELECT key, derivation FROM dp_stream.keys ORDER BY key;
+\c :regress_database
+DROP DATABASE dp_keyed_derivation_update;
 DROP DATABASE dp_keyed_derivation;
 DROP ROLE kd_admin;
 DROP ROLE kd_admin2;
