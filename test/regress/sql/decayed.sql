@@ -1,7 +1,9 @@
 -- the exponentially decayed sum (issue 30): the mechanism kind "decayed",
 -- dp_decayed_count and dp_decayed_sum as window functions and ordered
 -- aggregates, and their refusals with SQLSTATEs
+SET client_min_messages = warning;  -- an earlier test may have left the extension
 CREATE EXTENSION IF NOT EXISTS dp_stream;
+RESET client_min_messages;
 SET dp_stream.seed = 'decayed';
 \set VERBOSITY sqlstate
 
