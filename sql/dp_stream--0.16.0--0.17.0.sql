@@ -111,4 +111,38 @@ CREATE AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double
     PARALLEL = restricted
 );
 COMMENT ON AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double precision, upper double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed sum (value, lower, upper, gamma, mechanism): sum of gamma^(t - s) v_s, values clamped into [lower, upper]';
+
+CREATE FUNCTION @extschema@.dp_decayed_state_final(internal) RETURNS @extschema@.dp_counter
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_state_final';
+COMMENT ON FUNCTION @extschema@.dp_decayed_state_final(internal) IS 'internal: final function of dp_decayed_count_state';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) RETURNS double precision
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_estimate';
+COMMENT ON FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) IS 'the release of a decayed count''s state (dp_decayed_count_state, dp_push), in the values'' units';
 -- ===== end of section: decayed30 =====

@@ -314,7 +314,11 @@ dp_counter_push_float8(PG_FUNCTION_ARGS)
 Datum
 dp_counter_estimate(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(dp_counter_release(dp_counter_from_datum(PG_GETARG_DATUM(0))));
+	const dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+
+	/* a decayed count's release is in fixed point: dp_decayed_estimate reads it */
+	dp_refuse_decayed_mechanism(&counter->mechanism, "dp_estimate");
+	PG_RETURN_INT64(dp_counter_release(counter));
 }
 
 /* public fields: any role may read them (opened, but nothing else leaves) */
@@ -353,10 +357,8 @@ dp_counter_new(PG_FUNCTION_ARGS)
 	dp_counter *counter = palloc(dp_counter_size(mechanism));
 	const char *field = NULL;
 	bool		repeatable = PG_NARGS() > 1 && PG_GETARG_BOOL(1);
-	dp_status	status;
+	dp_status	status = dp_counter_begin(counter, mechanism, repeatable, &field);
 
-	dp_refuse_decayed_mechanism(mechanism, "dp_counter_new");
-	status = dp_counter_begin(counter, mechanism, repeatable, &field);
 	if (status != DP_OK)
 		dp_report_status(status, field, mechanism);
 	PG_RETURN_DATUM(dp_counter_to_datum(counter));

@@ -11,7 +11,10 @@
  * gamma must then agree with the argument or the argument be NULL.  The
  * counter's release is in units of 2^-f (dp_decayed_fraction_bits) and
  * the final functions divide by 2^f: post-processing of the noisy nodes.
- * The final functions are read-only and draw nothing.
+ * The final functions are read-only and draw nothing.  dp_decayed_count_state
+ * returns the counter as a dp_counter state (plain aggregate only), which
+ * dp_push continues and dp_decayed_estimate reads; dp_error_bound reads it
+ * in the values' units (the kind describes its noise so).
  */
 #include "dp_stream.h"
 
@@ -24,6 +27,8 @@ PG_FUNCTION_INFO_V1(dp_decayed_count_transition_int4);
 PG_FUNCTION_INFO_V1(dp_decayed_count_transition_float8);
 PG_FUNCTION_INFO_V1(dp_decayed_sum_transition);
 PG_FUNCTION_INFO_V1(dp_decayed_final);
+PG_FUNCTION_INFO_V1(dp_decayed_state_final);
+PG_FUNCTION_INFO_V1(dp_decayed_estimate);
 
 /* the widest range of a sum, in units of its granularity (as the statistics) */
 #define DECAYED_SUM_SPAN_BITS 40
@@ -101,7 +106,8 @@ dp_refuse_decayed_mechanism(const dp_mechanism *mechanism, const char *function)
 				 errdetail("A decayed sum's release is a real number in fixed point; only the "
 						   "decayed aggregates read it."),
 				 errhint("Use dp_decayed_count(x, gamma, m) or dp_decayed_sum(v, lower, upper, "
-						 "gamma, m) OVER (ORDER BY ...).")));
+						 "gamma, m) OVER (ORDER BY ...); the estimate of a decayed count's "
+						 "state is dp_decayed_estimate(state).")));
 }
 
 static void
@@ -297,4 +303,35 @@ dp_decayed_final(PG_FUNCTION_ARGS)
 		release = release * state->granularity + state->lower * offset;
 	}
 	PG_RETURN_FLOAT8(release);
+}
+
+/* dp_decayed_count_state: the decayed counter as a state (refused in a window) */
+Datum
+dp_decayed_state_final(PG_FUNCTION_ARGS)
+{
+	DecayedAggState *state;
+
+	dp_refuse_state_in_window(fcinfo);
+	if (PG_ARGISNULL(0))
+	{
+		dp_check_stream_shape(fcinfo);	/* no row reached the transition */
+		PG_RETURN_NULL();
+	}
+	state = (DecayedAggState *) PG_GETARG_POINTER(0);
+	PG_RETURN_DATUM(dp_counter_to_datum(state->counter));
+}
+
+/* dp_decayed_estimate(state): a decayed count's release, in the values' units */
+Datum
+dp_decayed_estimate(PG_FUNCTION_ARGS)
+{
+	const dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+
+	if (counter->mechanism.kind != DP_MECHANISM_DECAYED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dp_decayed_estimate takes the state of a decayed count"),
+				 errhint("Read a running count's state with dp_estimate(state).")));
+	PG_RETURN_FLOAT8(ldexp((double) dp_counter_release_wide(counter),
+						   -dp_decayed_fraction_bits(&counter->mechanism)));
 }

@@ -38,10 +38,10 @@ unit_value(const dp_counter *counter)
 }
 
 /*
- * The variance of the release at t in node units, written out: b the
+ * The variance of the release at t in the values' units, written out: b the
  * scale, 2 b^2 per term (times 2 with the pan-private option) times the
  * squared weight gamma^(r mod 2^l) of each set bit l of r = t mod B, and
- * gamma^(B m + r) of the m-th most recent closed block.
+ * gamma^(B m + r) of the m-th most recent closed block, over 4^f.
  */
 static double
 reference_variance(const dp_counter *counter, int64_t t)
@@ -59,7 +59,8 @@ reference_variance(const dp_counter *counter, int64_t t)
 			sum += pow(gamma, 2.0 * (double) (r & ((((int64_t) 1) << l) - 1)));
 	for (int64_t m = 0; m < q; m++)
 		sum += pow(gamma, 2.0 * (double) (block * m + r));
-	return 2 * b * b * sum * (dp_counter_pan_private(counter) ? 2 : 1);
+	return 2 * b * b * sum * (dp_counter_pan_private(counter) ? 2 : 1) /
+		(unit_value(counter) * unit_value(counter));
 }
 
 static void
@@ -116,7 +117,8 @@ test_mean_variance(const char *text)
 	mean /= (double) block;
 	/* (K + 1)^2 in the factor; the rest of b / (U / epsilon) is 2^f + 1 */
 	expected = 2 * unit * unit * dp_decayed_mean_variance_factor(m.shape, levels) *
-		(per_node / (levels + 1)) * (per_node / (levels + 1));
+		(per_node / (levels + 1)) * (per_node / (levels + 1)) /
+		(unit_value(counter) * unit_value(counter));
 	tap_ok(fabs(mean - expected) <= 1e-6 * expected,
 		   "%s: the mean steady-state variance over a block is the closed form's "
 		   "(%.6g vs %.6g)", text, mean, expected);
@@ -161,7 +163,7 @@ test_exact(const char *text, int64_t steps)
 			variance_differs++;
 		if (variance > largest)
 			largest = variance;
-		difference = (double) (data->release - zero->release) - decayed * unit_value(data);
+		difference = (double) (data->release - zero->release) / unit_value(data) - decayed;
 		if (fabs(difference) > 2 * slack)
 			outside++;
 		if (fabs(difference) / slack > worst)
@@ -170,7 +172,7 @@ test_exact(const char *text, int64_t steps)
 	tap_ok(variance_differs == 0,
 		   "%s: the noise description's variance is the reference's at each of %lld steps "
 		   "(%d differ)", text, (long long) steps, variance_differs);
-	tap_ok(largest <= 2 * pow(dp_scale_as_double(&data->scale), 2) *
+	tap_ok(largest <= 2 * pow(dp_scale_as_double(&data->scale) / unit_value(data), 2) *
 		   (dp_counter_pan_private(data) ? 2 : 1) *
 		   (dp_decayed_levels(m.shape) + 1 / (1 - pow(m.shape, 2.0 * ldexp(1, dp_decayed_levels(m.shape))))),
 		   "%s: the variance stays below 2 b^2 (K + 1 / (1 - gamma^(2B))) (bounded in t)", text);
@@ -214,7 +216,7 @@ test_error(const char *text)
 				double		error = (double) counter->release / unit - truth;
 
 				if (trial == 0)
-					expected[next] = dp_counter_noise_variance(counter) / (unit * unit);
+					expected[next] = dp_counter_noise_variance(counter);
 				sum[next] += error;
 				second[next] += error * error;
 				fourth[next] += error * error * error * error;

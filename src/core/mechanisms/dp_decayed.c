@@ -43,7 +43,8 @@
  * Variance: the release's noise is the node noises of the decomposition,
  * each weighted by w(r - end)/2^62 (the closed blocks by w(B)^m w(r)),
  * so with b the scale, 2 b^2 (sum over bits of w^2 + w(r)^2 / (1 - w(B)^2))
- * at most, bounded in t (dp_decayed noise_groups lists every term).
+ * at most, bounded in t (noise_groups lists every term, in the values'
+ * units: weights times 2^-f).
  *
  * Memory: K + 2 nodes (K + 1 slots and the closed blocks' total).
  */
@@ -338,7 +339,8 @@ decayed_resume(dp_counter *counter)
 
 /*
  * The nodes of the release after `steps` steps, each with the weight the
- * release multiplies it by: one per set bit of r, then the closed blocks,
+ * release multiplies it by, in the values' units (times 2^-f), so that
+ * variances and error bounds are those of the value the aggregates show: one per set bit of r, then the closed blocks,
  * the most recent first, the oldest folded into the last group as one
  * term of the same variance.
  */
@@ -350,6 +352,8 @@ decayed_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *g
 	int64_t		blocks = steps >> levels;
 	int64_t		per_node = dp_counter_pan_private(counter) ? 2 : 1;
 	double		block_weight = ldexp((double) counter->derived[D_BLOCK_WEIGHT], -WEIGHT_BITS);
+	/* in the values' units: the release is in units of 2^-f */
+	int			bits = WEIGHT_BITS + (int) counter->derived[D_FRACTION];
 	double		weight;
 	int			count = 0;
 
@@ -361,10 +365,10 @@ decayed_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *g
 			groups[count].scale = counter->scale;
 			groups[count].terms = per_node;
 			groups[count].weight = ldexp((double) dp_decayed_weight(counter->derived[D_GAMMA], below),
-										 -WEIGHT_BITS);
+										 -bits);
 			count++;
 		}
-	weight = ldexp((double) dp_decayed_weight(counter->derived[D_GAMMA], r), -WEIGHT_BITS);
+	weight = ldexp((double) dp_decayed_weight(counter->derived[D_GAMMA], r), -bits);
 	for (int64_t m = 0; m < blocks; m++)
 	{
 		groups[count].scale = counter->scale;
@@ -398,7 +402,7 @@ decayed_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *g
 
 /*
  * How far the release may be from 2^f D_t plus the weighted noise, in
- * units: each item's term is within 1 of x 2^f gamma^d (1/2 its rounding,
+ * units (returned in the values' units, divided by 2^f): each item's term is within 1 of x 2^f gamma^d (1/2 its rounding,
  * less than 1/2 the weight's: w(d) is within 2^-56 of gamma^d 2^62 and
  * x 2^f <= 2^55), each product by a weight within 1/2, and the closed
  * blocks' total carries them with the weights w(B)^m, whose distance to
@@ -416,7 +420,8 @@ decayed_release_slack(const dp_counter *counter, int64_t steps)
 	(void) steps;
 	if (exact > v)
 		v = exact;
-	return (double) levels + 2 + (2 * block + 1) / ((1 - v) * (1 - v));
+	return ldexp((double) levels + 2 + (2 * block + 1) / ((1 - v) * (1 - v)),
+				 -(int) counter->derived[D_FRACTION]);
 }
 
 static const dp_kind_parameter decayed_parameters[] = {

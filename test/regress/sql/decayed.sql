@@ -57,6 +57,23 @@ FROM (VALUES (1, 0.5::float8), (2, NULL), (3, 7), (4, -7), (5, 'NaN')) AS d(t, v
 SELECT round(dp_decayed_count(1, 0.9, dp_person_level(dp_hybrid(1.0, 3), 2)) OVER (ORDER BY t)::numeric, 3) AS person
 FROM generate_series(1, 3) t;
 
+-- stored state: dp_decayed_count_state (plain aggregate only), continued with
+-- dp_push, read with dp_decayed_estimate; dp_error_bound in the values' units
+CREATE TEMP TABLE decayed_states AS
+SELECT dp_decayed_count_state(x, 0.999, dp_hybrid(1.0, 3) ORDER BY t) AS s
+FROM (SELECT t, (t * 7) % 4 AS x FROM generate_series(1, 200) t) d;
+SELECT dp_steps(s) AS steps, dp_mechanism(s) AS mechanism,
+       round(dp_decayed_estimate(s)::numeric, 3) AS estimate,
+       round(dp_error_bound(s, 0.95)::numeric, 3) AS bound_95
+FROM decayed_states;
+SELECT dp_steps(dp_push(s, 2)) AS steps, round(dp_decayed_estimate(dp_push(s, 2))::numeric, 3) AS pushed
+FROM decayed_states;
+SELECT dp_estimate(s) FROM decayed_states;
+SELECT dp_decayed_estimate(dp_counter_new(dp_hybrid(1.0, 3)));
+SELECT dp_decayed_count_state(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
+-- the bound is the mechanism's, from its noise description (planning too)
+SELECT round(dp_error_bound(dp_decayed(1.0, 3, gamma => 0.999), 200, 0.95)::numeric, 3) AS planned_bound_95;
+
 -- refusals of the aggregates
 SELECT dp_decayed_count(1, NULL, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, 0.8, dp_decayed(1.0, 3, gamma => 0.9)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
@@ -71,8 +88,7 @@ SELECT dp_decayed_sum(1, NULL, 1, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM ge
 SELECT dp_decayed_count(1, t / 10.0, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM generate_series(1, 3) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER () FROM generate_series(1, 3) t;
--- a decayed mechanism in the running aggregates and states is refused: its
--- release is in fixed point
+-- a decayed mechanism in the running aggregates and statistics is refused:
+-- its release is in fixed point
 SELECT dp_count(1, dp_decayed(1.0, 3, gamma => 0.9)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_sum(1, 0, 3, dp_decayed(1.0, gamma => 0.9)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
-SELECT dp_counter_new(dp_decayed(1.0, 3, gamma => 0.9));
