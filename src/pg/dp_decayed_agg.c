@@ -96,10 +96,10 @@ static void
 check_bounds(double lower, double upper)
 {
 	if (!isfinite(lower) || !isfinite(upper) || !(lower < upper) ||
-		fabs(lower) > 0x1p53 || fabs(upper) > 0x1p53)
+		fabs(lower) > 0x1p53 || fabs(upper) > 0x1p53 || !(upper - lower >= 0x1p-256))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("dp_decayed_sum needs finite bounds with lower < upper, each within 2^53"),
+				 errmsg("dp_decayed_sum needs finite bounds with lower < upper, each within 2^53 and at least 2^-256 apart"),
 				 errdetail("lower was %g, upper %g.", lower, upper),
 				 errhint("State the range every value is clamped into, e.g. dp_decayed_sum(kwh, 0, 20, 0.9, m).")));
 }

@@ -85,6 +85,7 @@ SELECT dp_decayed_count(1, 0.9, NULL) OVER (ORDER BY t) FROM generate_series(1, 
 SELECT dp_decayed_sum(1, 3, 0, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_sum(1, 0, 'Infinity', 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_sum(1, NULL, 1, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
+SELECT dp_decayed_sum(1, 0, 1e-300, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, t / 10.0, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM generate_series(1, 3) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER () FROM generate_series(1, 3) t;
