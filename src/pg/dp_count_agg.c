@@ -63,6 +63,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 				 errmsg("dp_stream mechanism must not be null"),
 				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365, max_per_step => 50).")));
 	mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(2));
+	dp_refuse_decayed_mechanism(mechanism, "dp_count");
 
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
 	state->mechanism = *mechanism;

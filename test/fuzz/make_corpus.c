@@ -352,6 +352,8 @@ counters(void)
 		shaped(mechanism(DP_MECHANISM_EXPIRING, 0, 0.5, 0, 3, 5), 0.5),
 		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 1.0, 100, 1, 7), 0.25),
 		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 0.5, 5000, 2, 127), 2),
+		shaped(mechanism(DP_MECHANISM_DECAYED, 0, 1.0, 0, 1, 0), 0.9),
+		shaped(mechanism(DP_MECHANISM_DECAYED, 0, 0.5, 0, 3, 0), 0.999),
 	};
 	const int	steps[] = {0, 5, 16};
 
@@ -626,6 +628,12 @@ mechanism_texts(void)
 		"expiring(epsilon=1,arity=3,lambda=2)",
 		"expiring_baseline(epsilon=1,horizon=1000,window=127,past_ratio=0.1)",
 		"expiring_baseline(epsilon=1,horizon=4,window=4611686018427387904,past_ratio=1e-300)",
+		"decayed(epsilon=1,gamma=0.9,max_per_step=3)",
+		"decayed(epsilon=1,gamma=0.999999,max_per_step=1125899906842624,pan_private=true)",
+		"decayed(epsilon=1,gamma=0.9999,key=k,pan_private=true,contributions=7)",
+		"decayed(epsilon=1,gamma=1)",
+		"decayed(epsilon=1,gamma=5e-324)",
+		"decayed(epsilon=1,horizon=10,gamma=0.5)",
 		"binary(epsilon=1,horizon=8,lambda=2)",
 		" binary ( epsilon = 1 , horizon = 8 , pan_private = true , consistent = false ) ",
 		"simple_i(epsilon=1,horizon=1)",

@@ -168,6 +168,10 @@ projection_cases(void)
 						  "within the window");
 	audit_projection_step("expiring_baseline(epsilon=1,horizon=16,window=4,past_ratio=1)", 16, 1, 1, 2,
 						  "past the window: epsilon_current + epsilon_past");
+	audit_projection_step("decayed(epsilon=1,gamma=0.9)", 8, 1, 1, 1,
+						  "decayed sum, K = 0: the first item, in every release with weight 0.9^(t - 1)");
+	audit_projection_step("decayed(epsilon=1,gamma=0.999)", 16, 5, 1, 1,
+						  "decayed sum, K = 7: an item in the 4 closed nodes of levels 0, 1, 3, 4");
 	/* person level: one person's contributions at several steps */
 	person[1] = person[6] = person[11] = 1;
 	audit_projection_case("binary(epsilon=1,horizon=16,contributions=3)", 16, person, 1, 0, 0,

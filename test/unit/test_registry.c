@@ -194,6 +194,7 @@ main(void)
 	const dp_counter_kind *blt = dp_counter_kind_by_id(DP_MECHANISM_BLT);
 	const dp_counter_kind *baseline = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING_BASELINE);
 	const dp_counter_kind *expiring = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING);
+	const dp_counter_kind *decayed = dp_counter_kind_by_id(DP_MECHANISM_DECAYED);
 	const char *field;
 	dp_status	at,
 				beyond;
@@ -242,15 +243,23 @@ main(void)
 		   "expiring: lambda of shape_max %g accepted, the next double refused as lambda",
 		   expiring->shape_max);
 
+	at = validate(mechanism_of(DP_MECHANISM_DECAYED, 0, 0, 0, decayed->shape_max), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_DECAYED, 0, 0, 0, nextafter(decayed->shape_max, INFINITY)),
+					  &field);
+	tap_ok(decayed->shape_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "gamma") == 0,
+		   "decayed: gamma of shape_max %g accepted, the next double refused as gamma",
+		   decayed->shape_max);
+
 	/* the kinds without limits of their own leave them 0 */
 	for (int32_t id = 0; id <= KIND_ID_MAX; id++)
 	{
 		const dp_counter_kind *kind = dp_counter_kind_by_id(id);
 
-		if (kind && kind != blt && kind != baseline && kind != expiring &&
+		if (kind && kind != blt && kind != baseline && kind != expiring && kind != decayed &&
 			(kind->horizon_max != 0 || kind->block_max != 0 || kind->shape_max != 0))
 			tap_ok(0, "%s has limits of its own that no message states", kind->name);
 	}
-	tap_ok(1, "only blt, expiring and expiring_baseline have limits of their own");
+	tap_ok(1, "only blt, expiring, expiring_baseline and decayed have limits of their own");
 	return tap_done();
 }
