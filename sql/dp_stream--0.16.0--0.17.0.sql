@@ -146,3 +146,78 @@ CREATE FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) RE
     AS 'MODULE_PATHNAME', 'dp_decayed_estimate';
 COMMENT ON FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) IS 'the release of a decayed count''s state (dp_decayed_count_state, dp_push), in the values'' units';
 -- ===== end of section: decayed30 =====
+
+-- ===== section: review1 =====
+-- A managed stream refuses a decayed mechanism (0A000): advance releases
+-- with dp_estimate, which refuses it, so the stream was registered and its
+-- epsilon charged without ever releasing.
+CREATE OR REPLACE FUNCTION dp_stream_private.create_stream(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, dataset text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  id bigint;
+BEGIN
+  IF name IS NULL OR statistic IS NULL OR mechanism IS NULL OR first_period IS NULL
+     OR period_length IS NULL THEN
+    RAISE EXCEPTION 'dp_stream.create_stream arguments must not be null'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF period_length <= interval '0' THEN
+    RAISE EXCEPTION 'period_length must be positive' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF @extschema@.dp_key_of(mechanism) IS NOT NULL THEN
+    RAISE EXCEPTION 'a managed stream takes no keyed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A managed stream releases each period once and draws its noise under a key of its own; advance runs as the extension''s owner, so a registered key would be usable by every administrator.',
+            HINT = 'Pass the mechanism without dp_keyed().';
+  END IF;
+  IF pg_catalog.starts_with(mechanism::text, 'decayed(') THEN
+    RAISE EXCEPTION 'a managed stream takes no decayed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'advance releases a period with dp_estimate, which refuses a decayed counter: the stream would be registered, and its epsilon charged, without ever releasing.',
+            HINT = 'Compute decayed releases with dp_decayed_count or dp_decayed_sum and store them.';
+  END IF;
+  -- the id that ties the stream's state to this row (0 means none)
+  LOOP
+    id := dp_stream.random_id();
+    EXIT WHEN id <> 0;
+  END LOOP;
+  -- the state is repeatable (pan-private, content-keyed noise of its own),
+  -- bound to the extension's owner (this function's role) and to the id
+  IF statistic = 'count' THEN
+    IF lower IS NOT NULL OR upper IS NOT NULL THEN
+      RAISE EXCEPTION 'a count stream takes no bounds'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'A count clamps each period into [0, max_per_step] of its mechanism.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, first_period, period_length,
+                                   counter, stream_id)
+    VALUES (name, statistic, mechanism, first_period, period_length,
+            dp_stream.bind_stream(@extschema@.dp_counter_new(mechanism, true), id), id);
+  ELSIF statistic IN ('sum', 'average', 'variance', 'summary') THEN
+    IF lower IS NULL OR upper IS NULL THEN
+      RAISE EXCEPTION '% stream needs lower and upper',
+                      CASE statistic WHEN 'average' THEN 'an average' ELSE 'a ' || statistic END
+        USING ERRCODE = 'null_value_not_allowed',
+              HINT = 'Pass the range every value is clamped into.';
+    END IF;
+    INSERT INTO dp_stream.streams (name, statistic, mechanism, lower, upper, first_period,
+                                   period_length, statistic_state, stream_id)
+    VALUES (name, statistic, mechanism, lower, upper, first_period, period_length,
+            dp_stream.bind_stream(
+              @extschema@.dp_statistic_new(CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END,
+                                           lower, upper, mechanism, true), id), id);
+  ELSE
+    RAISE EXCEPTION 'unknown statistic "%"', statistic
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use count, sum, average, variance or summary.';
+  END IF;
+  -- a stream spends its epsilon once, for all its periods: charged now
+  IF dataset IS NOT NULL THEN
+    PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(mechanism), format('stream %s', name));
+  END IF;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'stream "%" already exists', name USING ERRCODE = 'duplicate_object';
+END $$;
+-- ===== end of section: review1 =====

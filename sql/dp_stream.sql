@@ -2020,6 +2020,12 @@ BEGIN
             DETAIL = 'A managed stream releases each period once and draws its noise under a key of its own; advance runs as the extension''s owner, so a registered key would be usable by every administrator.',
             HINT = 'Pass the mechanism without dp_keyed().';
   END IF;
+  IF pg_catalog.starts_with(mechanism::text, 'decayed(') THEN
+    RAISE EXCEPTION 'a managed stream takes no decayed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'advance releases a period with dp_estimate, which refuses a decayed counter: the stream would be registered, and its epsilon charged, without ever releasing.',
+            HINT = 'Compute decayed releases with dp_decayed_count or dp_decayed_sum and store them.';
+  END IF;
   -- the id that ties the stream's state to this row (0 means none)
   LOOP
     id := dp_stream.random_id();

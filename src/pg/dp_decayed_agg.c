@@ -156,6 +156,23 @@ start_state(FunctionCallInfo fcinfo, MemoryContext context, bool sum, int gamma_
 		state->lower = PG_GETARG_FLOAT8(2);
 		state->upper = PG_GETARG_FLOAT8(3);
 		check_bounds(state->lower, state->upper);
+		/*
+		 * A keyed sum would draw under the key's "count" computation, whose
+		 * noise key does not bind the bounds: the same data under other
+		 * bounds of the same width (the same mechanism) would share every
+		 * opening term, and a second release of it would be charged nowhere.
+		 * Keyed decayed sums need a computation of their own; until then,
+		 * refused.
+		 */
+		if (given->flags & DP_FLAG_KEYED)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dp_decayed_sum does not take a keyed mechanism"),
+					 errdetail("A key is registered for one computation; a decayed sum's bounds "
+							   "are not part of it, so releases of the same data under other "
+							   "bounds would share noise."),
+					 errhint("Use a keyed dp_decayed_count, or an unkeyed dp_decayed_sum whose "
+							 "releases are stored once.")));
 		state->granularity = sum_granularity(state->lower, state->upper, &bound);
 	}
 	decayed = decayed_mechanism(function, given, PG_ARGISNULL(gamma_arg), state->gamma, bound);

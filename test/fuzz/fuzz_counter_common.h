@@ -40,6 +40,7 @@ fuzz_counter_adopt_noise_key(dp_counter *copy, const dp_counter *original)
 {
 	copy->has_noise_key = original->has_noise_key;
 	copy->table_sampler = original->table_sampler;
+	copy->derivation = original->derivation;
 	memcpy(copy->noise_key, original->noise_key, sizeof(copy->noise_key));
 }
 

@@ -55,6 +55,7 @@ fuzz_statistic_adopt_noise_key(dp_statistic *copy, const dp_statistic *original)
 
 		to->has_noise_key = from->has_noise_key;
 		to->table_sampler = from->table_sampler;
+		to->derivation = from->derivation;
 		memcpy(to->noise_key, from->noise_key, sizeof(to->noise_key));
 	}
 }

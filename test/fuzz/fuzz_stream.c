@@ -19,7 +19,8 @@
  *   1  pushes / 2 (up to 510; a bounded mechanism stops at its horizon; 24
  *      at most when every draw builds its own table, see pushes_of)
  *   2  a store every that many steps (0: only at the end)
- *   3  statistic kind (sum, average, variance), 4 domain and estimator,
+ *   3  statistic kind (sum, average, variance), 4 domain and estimator
+ *      (bits 0 and 1), keyed derivation 2 for a keyed stream (bit 2),
  *   5  bounds (a small table: narrow, wide, negative, integers near 2^53)
  *   6  confidence of the error bounds (fuzz_confidence)
  *   7… the values, one byte per push, cycled
@@ -167,7 +168,8 @@ counter_through_seal(const dp_counter *counter, size_t *bytes)
 	fuzz_counter_check_fits(copy, *bytes);
 	fuzz_counter_check_same(copy, counter);
 	FUZZ_CHECK(copy->has_noise_key == counter->has_noise_key &&
-			   copy->table_sampler == counter->table_sampler);
+			   copy->table_sampler == counter->table_sampler &&
+			   (!counter->has_noise_key || copy->derivation == counter->derivation));
 	free(opened);
 	free(plain);
 	return copy;
@@ -209,8 +211,13 @@ counter_other_forms(const dp_counter *counter, uint8_t options)
 		copy = fuzz_alloc(bytes);
 		FUZZ_CHECK(dp_counter_deserialize(fixed, length, copy, bytes, &error) == DP_OK);
 		fuzz_counter_check_same(copy, counter);
-		/* versions 4 and 5 had no table sampler: such a state comes back keyless */
-		FUZZ_CHECK(copy->has_noise_key == (counter->has_noise_key && !counter->table_sampler));
+		/*
+		 * versions 4 and 5 had no table sampler and no derivation 2: such a
+		 * state comes back keyless, never under its key with derivation 1
+		 */
+		FUZZ_CHECK(copy->has_noise_key == (counter->has_noise_key && !counter->table_sampler &&
+										   counter->derivation != DP_DERIVATION_2));
+		FUZZ_CHECK(!copy->has_noise_key || copy->derivation == DP_DERIVATION_1);
 		free(copy);
 		free(fixed);
 	}
@@ -230,6 +237,13 @@ counter_readings(const dp_counter *counter, double confidence)
 		FUZZ_CHECK(!(dp_counter_error_bound_missing(counter, confidence) < 0));
 }
 
+/* keyed derivation 2 (0.17.0) when bit 2 of control byte 4 is set */
+static int
+derivation_of(const controls *c)
+{
+	return (control(c, 4) & 4) ? DP_DERIVATION_2 : DP_DERIVATION_1;
+}
+
 static void
 run_counter(const dp_mechanism *mechanism, const controls *c, dp_random *rng)
 {
@@ -245,9 +259,9 @@ run_counter(const dp_mechanism *mechanism, const controls *c, dp_random *rng)
 	dp_random	copy_rng;
 	const char *field;
 
-	FUZZ_CHECK(dp_counter_start_with_sampler(original, mechanism, keyed ? noise_key : NULL,
-											 (options & OPTION_TABLES) != 0, rng,
-											 &field) == DP_OK);
+	FUZZ_CHECK(dp_counter_start_derived(original, mechanism, keyed ? noise_key : NULL,
+										(options & OPTION_TABLES) != 0, derivation_of(c), rng,
+										&field) == DP_OK);
 	fuzz_counter_check_fits(original, bytes);
 	memcpy(&copy_rng, rng, sizeof(copy_rng));
 	stored = counter_through_seal(original, &stored_bytes);
@@ -378,8 +392,8 @@ run_statistic(const dp_mechanism *mechanism, const controls *c, dp_random *rng)
 		return;
 	bytes = dp_statistic_size(&layout);
 	original = fuzz_alloc(bytes);
-	dp_statistic_start_with_sampler(original, &layout, keyed ? noise_key : NULL,
-									(options & OPTION_TABLES) != 0, rng);
+	dp_statistic_start_derived(original, &layout, keyed ? noise_key : NULL,
+							   (options & OPTION_TABLES) != 0, derivation_of(c), rng);
 	memcpy(&copy_rng, rng, sizeof(copy_rng));
 	stored = statistic_through_seal(original, &bytes);
 

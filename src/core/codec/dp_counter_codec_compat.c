@@ -81,8 +81,15 @@ dp_counter_serialize_fixed(const dp_counter *counter, unsigned char *out)
 	dp_put_u64(out + 32, (uint64_t) counter->mechanism.max_per_step);
 	dp_put_u64(out + 40, (uint64_t) counter->steps);
 	dp_put_u64(out + 48, (uint64_t) counter->mechanism.block);
-	out[KEY_SECTION] = counter->has_noise_key && !counter->table_sampler ? 1 : 0;
-	if (counter->has_noise_key && !counter->table_sampler)
+	/*
+	 * These layouts know neither the table sampler nor keyed derivation 2:
+	 * such a key is left out (the state comes back keyless), never written
+	 * to be read back as a derivation 1 key, which would draw the same
+	 * positions again with other noise.
+	 */
+	out[KEY_SECTION] = counter->has_noise_key && !counter->table_sampler &&
+		counter->derivation != DP_DERIVATION_2 ? 1 : 0;
+	if (out[KEY_SECTION])
 		memcpy(out + NOISE_KEY_OFFSET, counter->noise_key, DP_NOISE_KEY_BYTES);
 	memcpy(out + KEY_NAME_OFFSET, counter->mechanism.key, sizeof(counter->mechanism.key));
 	dp_put_u64(out + CONTRIBUTIONS_OFFSET, (uint64_t) counter->mechanism.contributions);

@@ -86,6 +86,17 @@ SELECT dp_decayed_sum(1, 3, 0, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM gener
 SELECT dp_decayed_sum(1, 0, 'Infinity', 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_sum(1, NULL, 1, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_sum(1, 0, 1e-300, 0.9, dp_hybrid(1.0)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
+-- a keyed sum is refused (0A000) before its key is looked up: the key's
+-- "count" computation does not bind the bounds, so the same data under
+-- bounds of the same width would share the opening noise (review1)
+SELECT dp_decayed_sum(1, 0, 10, NULL, dp_keyed(dp_decayed(1.0, 687194767360, gamma => 0.9), 'no_such_key')) OVER (ORDER BY t) FROM generate_series(1, 2) t;
+SELECT dp_decayed_sum(1, 0, 10, 0.9, dp_keyed(dp_hybrid(1.0), 'no_such_key')) FROM generate_series(1, 2) t;
+-- a managed stream refuses a decayed mechanism (0A000): advance could
+-- never release it, yet the stream was registered and charged (review1)
+BEGIN;
+SELECT dp_stream.create_budget('decayed_review', 10);
+SELECT dp_stream.create_stream('decayed_stream', 'count', dp_decayed(1.0, 5, gamma => 0.9), dataset => 'decayed_review');
+ROLLBACK;
 SELECT dp_decayed_count(1, t / 10.0, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM generate_series(1, 3) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER () FROM generate_series(1, 3) t;
