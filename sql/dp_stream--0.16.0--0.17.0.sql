@@ -221,3 +221,104 @@ EXCEPTION WHEN unique_violation THEN
   RAISE EXCEPTION 'stream "%" already exists', name USING ERRCODE = 'duplicate_object';
 END $$;
 -- ===== end of section: review1 =====
+
+-- ===== section: publications =====
+-- A publication refuses a decayed mechanism (0A000), as a managed stream
+-- does: its releases are running statistics, which refuse a decayed
+-- counter, so the key was registered and the epsilon charged for nothing.
+CREATE OR REPLACE FUNCTION dp_stream_private.create_publication(name text, statistic text, mechanism @extschema@.dp_mechanism, lower double precision DEFAULT NULL::double precision, upper double precision DEFAULT NULL::double precision, partition_by text DEFAULT 'partition'::text, privacy_unit text DEFAULT 'event'::text, contributions bigint DEFAULT NULL::bigint, truncation text DEFAULT NULL::text, partitions_per_person bigint DEFAULT NULL::bigint, dataset text DEFAULT NULL::text, used_by regrole DEFAULT NULL::regrole, first_period timestamp without time zone DEFAULT date_trunc('day'::text, LOCALTIMESTAMP), period_length interval DEFAULT '1 day'::interval, integer_values boolean DEFAULT false) RETURNS @extschema@.dp_mechanism
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  published @extschema@.dp_mechanism;
+  computes text;
+BEGIN
+  IF name IS NULL OR statistic IS NULL OR mechanism IS NULL OR partition_by IS NULL
+     OR privacy_unit IS NULL OR first_period IS NULL OR period_length IS NULL THEN
+    RAISE EXCEPTION 'dp_stream.create_publication arguments must not be null'
+      USING ERRCODE = 'null_value_not_allowed',
+            HINT = 'name, statistic, mechanism, partition_by, privacy_unit, first_period and period_length are required.';
+  END IF;
+  IF statistic NOT IN ('count', 'sum', 'average', 'variance', 'summary') THEN
+    RAISE EXCEPTION 'unknown statistic "%"', statistic
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use count, sum, average, variance or summary.';
+  END IF;
+  IF pg_catalog.starts_with(mechanism::text, 'decayed(') THEN
+    RAISE EXCEPTION 'a publication takes no decayed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A publication releases running statistics with dp_count, dp_sum, dp_avg, dp_variance or dp_summary, which refuse a decayed counter: the key would be registered, and its epsilon charged, without ever releasing.',
+            HINT = 'Compute decayed releases with dp_decayed_count and store them.';
+  END IF;
+  IF statistic = 'count' AND (lower IS NOT NULL OR upper IS NOT NULL) THEN
+    RAISE EXCEPTION 'a count publication takes no bounds'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A count clamps each period into [0, max_per_step] of its mechanism.';
+  END IF;
+  IF period_length <= interval '0' OR extract(month FROM period_length) <> 0
+     OR extract(year FROM period_length) <> 0 THEN
+    RAISE EXCEPTION 'the period_length of a publication must be positive and of a fixed length'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('period_length was %s.', period_length),
+            HINT = 'Use days, hours, minutes or seconds (interval ''7 days'', not ''1 month'').';
+  END IF;
+  IF @extschema@.dp_key_of(mechanism) IS NOT NULL
+     OR pg_catalog.strpos(mechanism::text, 'contributions=') > 0 THEN
+    RAISE EXCEPTION 'a publication takes the plain mechanism'
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('The mechanism was %s.', mechanism),
+            HINT = 'Leave out dp_keyed and dp_person_level: the publication keys the noise itself, and a person is the unit with privacy_unit => ''person'', contributions => k.';
+  END IF;
+  IF privacy_unit = 'event' THEN
+    IF contributions IS NOT NULL OR partitions_per_person IS NOT NULL
+       OR coalesce(truncation, 'none') <> 'none' THEN
+      RAISE EXCEPTION 'contributions, truncation and partitions_per_person are for a person-level publication'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Pass privacy_unit => ''person'' with them.';
+    END IF;
+    truncation := 'none';
+    published := mechanism;
+  ELSIF privacy_unit = 'person' THEN
+    IF contributions IS NULL THEN
+      RAISE EXCEPTION 'a person-level publication needs contributions'
+        USING ERRCODE = 'null_value_not_allowed',
+              HINT = 'contributions => k: at most k contributions per person to the whole publication.';
+    END IF;
+    truncation := coalesce(truncation, 'across_partitions');
+    IF truncation = 'per_partition' AND partitions_per_person IS NULL THEN
+      RAISE EXCEPTION 'truncation per partition does not compose in parallel'
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = 'With k contributions per person in each partition, a person in m partitions contributes mk to the publication: its releases are m times epsilon-DP for that person, not epsilon-DP.',
+              HINT = 'Truncate each person to k contributions across all partitions (truncation => ''across_partitions'', what dp_stream.publish does), or state partitions_per_person => m to be charged m times epsilon.';
+    ELSIF truncation = 'across_partitions' AND partitions_per_person IS NOT NULL THEN
+      RAISE EXCEPTION 'partitions_per_person is for truncation per partition'
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Across partitions, one epsilon covers every partition: leave partitions_per_person out.';
+    ELSIF truncation NOT IN ('across_partitions', 'per_partition') THEN
+      RAISE EXCEPTION 'unknown truncation "%"', truncation
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Use across_partitions or per_partition.';
+    END IF;
+    published := @extschema@.dp_person_level(mechanism, contributions);
+  ELSE
+    RAISE EXCEPTION 'unknown privacy unit "%"', privacy_unit
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use event or person.';
+  END IF;
+  -- what is computed, checked as create_key checks it
+  computes := dp_stream.key_computes(CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END,
+                                     lower, upper, coalesce(integer_values, false));
+  IF statistic <> 'count' THEN
+    PERFORM @extschema@.dp_statistic_new(CASE statistic WHEN 'summary' THEN 'variance' ELSE statistic END,
+                                         lower, upper, published);
+  ELSE
+    PERFORM dp_stream.check_count_mechanism(published);
+  END IF;
+  RETURN dp_stream.register_publication(name, published, coalesce(used_by, current_user::regrole),
+                                        statistic, lower, upper, coalesce(integer_values, false),
+                                        computes, partition_by, privacy_unit, contributions,
+                                        truncation, partitions_per_person, first_period,
+                                        period_length, dataset);
+END $$;
+-- ===== end of section: publications =====

@@ -2122,6 +2122,12 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Use count, sum, average, variance or summary.';
   END IF;
+  IF pg_catalog.starts_with(mechanism::text, 'decayed(') THEN
+    RAISE EXCEPTION 'a publication takes no decayed mechanism'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'A publication releases running statistics with dp_count, dp_sum, dp_avg, dp_variance or dp_summary, which refuse a decayed counter: the key would be registered, and its epsilon charged, without ever releasing.',
+            HINT = 'Compute decayed releases with dp_decayed_count and store them.';
+  END IF;
   IF statistic = 'count' AND (lower IS NOT NULL OR upper IS NOT NULL) THEN
     RAISE EXCEPTION 'a count publication takes no bounds'
       USING ERRCODE = 'invalid_parameter_value',

@@ -97,6 +97,11 @@ BEGIN;
 SELECT dp_stream.create_budget('decayed_review', 10);
 SELECT dp_stream.create_stream('decayed_stream', 'count', dp_decayed(1.0, 5, gamma => 0.9), dataset => 'decayed_review');
 ROLLBACK;
+-- and so does a publication (0A000), for the same reason
+BEGIN;
+SELECT dp_stream.create_budget('decayed_review', 10);
+SELECT dp_stream.create_publication('decayed_pub', 'count', dp_decayed(1.0, 5, gamma => 0.9), dataset => 'decayed_review');
+ROLLBACK;
 SELECT dp_decayed_count(1, t / 10.0, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM generate_series(1, 3) t;
 SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) OVER () FROM generate_series(1, 3) t;
