@@ -50,15 +50,15 @@ END $$;
 -- Rolling windows (issue 30): the rolling mechanism's constructor, dp_rolling_of
 -- and the rolling forms of the aggregates.
 
-CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint, levels integer DEFAULT NULL::integer) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
-COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a tree over width; no horizon, error independent of the stream''s length';
+COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint, levels integer) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a dyadic tree over width capped at levels levels (1: each step noised once; default: the count of least mean variance); no horizon, error independent of the stream''s length';
 
 CREATE FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_rolling_of';
-COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option: what dp_rolling_count(x, width, mechanism) runs';
+COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option, on the number of levels of least mean variance: what dp_rolling_count(x, width, mechanism) runs';
 
 CREATE FUNCTION @extschema@.dp_rolling_count_transition(internal, double precision, bigint, @extschema@.dp_mechanism) RETURNS internal
     LANGUAGE c PARALLEL RESTRICTED

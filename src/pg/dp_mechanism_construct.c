@@ -463,7 +463,7 @@ default_block_for(const dp_counter_kind *kind, int64 horizon)
 static Datum
 construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 flags,
 				   double epsilon, int64 horizon, int max_argno, int block_argno,
-				   const char *function)
+				   int shape_argno, const char *function)
 {
 	dp_mechanism mechanism;
 	dp_mechanism before;
@@ -491,6 +491,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 			check_default_block(kind->kind, flags, epsilon, horizon, max_per_step, block);
 	}
 	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
+	/* a real parameter beside the block (rolling's levels): given, or the kind's default */
+	if (shape_argno >= 0 && !PG_ARGISNULL(shape_argno))
+		mechanism.shape = get_fn_expr_argtype(fcinfo->flinfo, shape_argno) == INT4OID ?
+			(double) PG_GETARG_INT32(shape_argno) : PG_GETARG_FLOAT8(shape_argno);
+	else
+		dp_mechanism_fill_default_shape(&mechanism);
 	dp_mechanism_check(&mechanism);
 
 	/*
@@ -578,7 +584,7 @@ mechanism_by_name_in_order(FunctionCallInfo fcinfo, const construct_call *call)
 	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0,
 							  PG_GETARG_FLOAT8(call->epsilon),
 							  int64_argument_or(fcinfo, call->horizon, 0), call->max_per_step,
-							  call->block, call->function);
+							  call->block, -1, call->function);
 }
 
 Datum
@@ -912,6 +918,7 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 								  PG_GETARG_FLOAT8(call->epsilon), horizon,
 								  call->max_per_step, call->block,
+								  call->kind->shape_name ? call->shape : -1,
 								  order_changed_in_0_14(call->function) ? call->function : NULL);
 	return construct_flagged(kind->kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 							 PG_GETARG_FLOAT8(call->epsilon), horizon,
