@@ -75,7 +75,7 @@ typedef struct dp_noise_class
  * range, the value an absent one gets, and the texts of its refusal.  The
  * texts are templates: src/pg/dp_errors.c fills {name}, {kind}, {value}
  * (the refused value), {horizon}, {max} (the kind's block_max or shape_max
- * as 2^k), {max_plain} (the same as a plain number) and {horizon_limit}
+ * as 2^k), {max_plain} (the same as a plain number), {block} (the mechanism's block or width) and {horizon_limit}
  * (DP_HORIZON_MAX), so that no limit is restated as literal text.
  */
 typedef struct dp_kind_parameter

@@ -510,6 +510,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 
 		fill_mechanism(&before, kind->kind, flags, epsilon, horizon,
 					   int64_argument_or(fcinfo, block_argno, OLD_DEFAULT_STEP_BOUND), old_block);
+		before.shape = mechanism.shape;
+		if (shape_argno < 0 || PG_ARGISNULL(shape_argno))
+		{
+			before.shape = 0;
+			dp_mechanism_fill_default_shape(&before);
+		}
 		warn_if_meaning_changed(function, &mechanism, &before);
 	}
 	return dp_mechanism_to_datum(&mechanism);
@@ -699,6 +705,36 @@ construct_expiring_baseline(FunctionCallInfo fcinfo, const construct_call *call)
 		before.max_per_step = mechanism.block;
 		warn_if_meaning_changed("dp_expiring_baseline", &mechanism, &before);
 	}
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * A kind whose only own parameter is a real one (dp_decayed's gamma), added
+ * after 0.14.0 and so without an older order: (epsilon, max_per_step
+ * DEFAULT NULL, <parameter> DEFAULT NULL), the parameter required, and no
+ * horizon (such a kind is unbounded).
+ */
+static Datum
+construct_shaped(FunctionCallInfo fcinfo, const construct_call *call)
+{
+	const dp_counter_kind *kind = call->kind;
+	dp_mechanism mechanism;
+
+	if (PG_ARGISNULL(call->epsilon))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(call->shape))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s needs %s", call->function, kind->shape_name),
+				 errhint("Name it after max_per_step: %s(1.0, 50, %s => 0.9).",
+						 call->function, kind->shape_name)));
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = kind->kind;
+	mechanism.flags = call->zcdp ? DP_FLAG_ZCDP : 0;
+	mechanism.epsilon = PG_GETARG_FLOAT8(call->epsilon);
+	mechanism.max_per_step = step_bound_argument(fcinfo, call->max_per_step);
+	mechanism.shape = PG_GETARG_FLOAT8(call->shape);
+	dp_mechanism_check(&mechanism);
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
@@ -909,6 +945,8 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 		return construct_expiring(fcinfo, call);
 	if (kind->kind == DP_MECHANISM_EXPIRING_BASELINE)
 		return construct_expiring_baseline(fcinfo, call);
+	if (kind->shape_name != NULL && !kind->has_block)
+		return construct_shaped(fcinfo, call);
 
 	/* a NULL budget or horizon gives NULL, as the strict constructors before 0.14.0 did */
 	if (PG_ARGISNULL(call->epsilon) || (kind->bounded && PG_ARGISNULL(call->horizon)))
