@@ -192,8 +192,13 @@ dp_aggregate_mechanism_matches(FunctionCallInfo fcinfo, DpMechanismArgument wher
 		return dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(where.mechanism), mechanism);
 	if (PG_ARGISNULL(where.width))
 		return false;
-	dp_mechanism_rolling_of(dp_mechanism_datum_cached(fcinfo, PG_GETARG_DATUM(where.mechanism)),
-							PG_GETARG_INT64(where.width), &rolling);
+	/*
+	 * per row: the default levels are a function of the rest, so the first
+	 * row's are taken rather than computed again
+	 */
+	dp_mechanism_rolling_base(dp_mechanism_datum_cached(fcinfo, PG_GETARG_DATUM(where.mechanism)),
+							  PG_GETARG_INT64(where.width), &rolling);
+	rolling.shape = mechanism->shape;
 	return memcmp(&rolling, mechanism, sizeof(dp_mechanism)) == 0;
 }
 

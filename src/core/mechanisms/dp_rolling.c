@@ -323,12 +323,23 @@ dp_rolling_default_levels(const dp_mechanism *mechanism)
 void
 dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width, dp_mechanism *rolling)
 {
+	dp_mechanism_rolling_base(running, width, rolling);
+	rolling->shape = dp_rolling_default_levels(rolling);
+}
+
+/*
+ * The same with levels left at 0: what the default is computed from, and
+ * all a caller needs to tell whether two calls give the same mechanism (the
+ * default is a function of the rest).
+ */
+void
+dp_mechanism_rolling_base(const dp_mechanism *running, int64_t width, dp_mechanism *rolling)
+{
 	*rolling = *running;
 	rolling->kind = DP_MECHANISM_ROLLING;
 	rolling->horizon = 0;
 	rolling->block = width;
 	rolling->shape = 0;
-	rolling->shape = dp_rolling_default_levels(rolling);
 }
 
 static const dp_kind_parameter rolling_parameters[] = {
