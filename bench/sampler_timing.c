@@ -6,8 +6,8 @@
  *		the constant-time table sampler, the discrete Gaussian with either
  *		acceptance test, and the draws per second of each.
  *
- * Draws at scale 21 (Binary's node scale at T = 2^20, epsilon = 1) and at
- * scale 1000; then the discrete Gaussian at sigma 21 and 1000 with the
+ * Draws at scale 21 (Binary's node scale at T = 2^20, epsilon = 1), at
+ * scale 1000 and at 2^45 (a real-valued sum channel's, in its units); then the discrete Gaussian at sigma 21 and 1000 with the
  * reference and the constant-time acceptance test.  Each draw is timed with
  * clock_gettime around it and grouped by |value| / scale (or sigma); the
  * median and the 90th percentile of each group are printed.  A flat sampler shows the same figures in every group.  The
@@ -147,7 +147,8 @@ int
 main(int argc, char **argv)
 {
 	long		draws = argc > 1 ? atol(argv[1]) : 2000000;
-	long		scales[] = {21, 1000};
+	/* and 2^45: a real-valued sum channel's scale in its units (11 chunks) */
+	long		scales[] = {21, 1000, 35184372088832L};
 	dp_scale	variances[] = {{441, 1}, {1000000, 1}};
 	void	   *blocks[64] = {0};
 	dp_sampler_cache cache = {.allocate = cache_allocate, .release_all = cache_release,
@@ -157,7 +158,7 @@ main(int argc, char **argv)
 	dp_random_library_init();
 	dp_random_init_keyed(&rng, "timing", 6);
 	for (int table_sampler = 0; table_sampler < 2; table_sampler++)
-		for (int s = 0; s < 2; s++)
+		for (int s = 0; s < 3; s++)
 		{
 			dp_scale	scale = {.numerator = (dp_uint128) scales[s], .denominator = 1};
 			dp_laplace_table *table = NULL;

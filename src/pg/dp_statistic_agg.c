@@ -84,6 +84,8 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	dp_statistic_spec spec;
 	dp_status	status;
 	bool		present;
+	double		lower;
+	double		upper;
 
 	if (!AggCheckCallContext(fcinfo, &aggregate_context))
 		ereport(ERROR,
@@ -92,12 +94,8 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	if (PG_ARGISNULL(0))
 		dp_check_stream_shape(fcinfo);
 
-	memset(&spec, 0, sizeof(spec));
-	spec.kind = kind;
-	spec.domain = type == DP_VALUE_FLOAT8 ? DP_VALUES_REAL : DP_VALUES_INTEGER;
-	spec.estimator = DP_ESTIMATOR_MIDPOINT;
-	spec.lower = bound_argument(fcinfo, 2, type);
-	spec.upper = bound_argument(fcinfo, 3, type);
+	lower = bound_argument(fcinfo, 2, type);
+	upper = bound_argument(fcinfo, 3, type);
 	if (PG_ARGISNULL(where.mechanism))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -105,6 +103,13 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 				 errhint("Pass a mechanism such as dp_hybrid(epsilon => 1.0).")));
 	if (PG_ARGISNULL(0))
 	{
+		/* the spec only for the first row: later rows compare their bounds */
+		memset(&spec, 0, sizeof(spec));
+		spec.kind = kind;
+		spec.domain = type == DP_VALUE_FLOAT8 ? DP_VALUES_REAL : DP_VALUES_INTEGER;
+		spec.estimator = DP_ESTIMATOR_MIDPOINT;
+		spec.lower = lower;
+		spec.upper = upper;
 		dp_aggregate_mechanism(fcinfo, where, &spec.mechanism);
 		statistic = dp_statistic_begin(aggregate_context, &spec, false);
 		state = MemoryContextAlloc(aggregate_context, sizeof(StatisticAggState));
@@ -117,13 +122,13 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 		state = (StatisticAggState *) PG_GETARG_POINTER(0);
 		statistic = state->statistic;
 		/* NaN bounds never get here: the first row refused them */
-		if (spec.lower != statistic->spec.lower || spec.upper != statistic->spec.upper)
+		if (lower != statistic->spec.lower || upper != statistic->spec.upper)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream bounds changed within a stream"),
 					 errdetail("The stream started with [%g, %g]; this row has [%g, %g].",
 							   statistic->spec.lower, statistic->spec.upper,
-							   spec.lower, spec.upper),
+							   lower, upper),
 					 errhint("The noise is calibrated to the first bounds: pass constant bounds.")));
 		if (!dp_aggregate_mechanism_matches(fcinfo, where, &state->mechanism))
 			ereport(ERROR,

@@ -4,7 +4,8 @@
  *		release before it (only the levels whose digit changed) equals the
  *		release recomputed from every level, at every step of whole horizons,
  *		for several arities, with counters of the same and of other
- *		parameters stepping in between (they share the digit computation).
+ *		parameters stepping in between (they share the digit computation);
+ *		and the same for the unbounded kind's trees, block after block.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,6 +128,94 @@ test_push_equals_tree_push(int64_t horizon, int64_t arity)
 	free(b);
 }
 
+/*
+ * The unbounded kind (balanced blocks, dp_auto's unbounded choice) steps
+ * each block's tree from the release before (dp_balanced_tree_step): a copy
+ * of the counter and of the random stream stepped the way it did before,
+ * dp_balanced_tree_push then the release recomputed from every level
+ * (dp_balanced_tree_release), must hold the same nodes, total, release and
+ * stream after every step inside a block; at a block's last step the
+ * closed tree's release must be what joined node 0.  Across many blocks
+ * (arity 3: blocks of 1, 3, 9, ... steps), with another counter stepping in
+ * between.
+ */
+static int64_t
+blocks_multiplier(int64_t arity)
+{
+	return (arity + 2) / 5 < 1 ? 1 : (arity + 2) / 5;
+}
+
+static void
+test_blocks_step(int64_t arity, int64_t steps, int64_t max_per_step, int flags)
+{
+	dp_mechanism mechanism = {.kind = DP_MECHANISM_BALANCED_UNBOUNDED, .epsilon = 1.0,
+	.block = arity, .max_per_step = max_per_step, .flags = flags};
+	size_t		size = dp_counter_size(&mechanism);
+	dp_counter *a = malloc(size);
+	dp_counter *b = malloc(size);
+	dp_counter *other = new_counter(1000, 5, 1);
+	const char *field;
+	int64_t		mismatches = 0;
+	int64_t		start = 0;
+	int64_t		length = blocks_multiplier(arity);
+	int			block = 0;
+	int			blocks_closed = 0;
+
+	if (dp_counter_start(a, &mechanism, &rng, &field) != DP_OK)
+	{
+		printf("Bail out! could not start balanced_unbounded(arity=%lld)\n", (long long) arity);
+		exit(1);
+	}
+	for (int64_t t = 1; t <= steps; t++)
+	{
+		int64_t		value = (int64_t) dp_random_below(&rng, (uint64_t) max_per_step + 1);
+		int64_t		local;
+		dp_random	copy;
+		dp_balanced_tree tree;
+		dp_int128	tree_release;
+
+		if (t > start + length)
+		{
+			start += length;
+			length *= arity;
+			block++;
+		}
+		local = t - start;
+		tree = (dp_balanced_tree) {.first = 1, .arity = arity, .levels = block + 1,
+		.scale = a->second_scale};
+		memcpy(b, a, size);
+		copy = rng;
+		dp_counter_push(a, value, &rng);
+		b->steps++;
+		dp_balanced_tree_push(b, &tree, local, value, &copy);
+		tree_release = dp_balanced_tree_release(b, &tree, local);
+		if (local == length)
+		{
+			/* the closed tree's release joined node 0; the next block opened */
+			mismatches += a->nodes[0] != b->nodes[0] + tree_release ||
+				a->release != a->nodes[0] || a->running_total != 0;
+			blocks_closed++;
+		}
+		else
+			mismatches += memcmp(a->nodes, b->nodes, sizeof(dp_int128) * (size_t) a->kind_nodes) != 0 ||
+				a->running_total != b->running_total ||
+				a->release != b->nodes[0] + tree_release ||
+				memcmp(&rng, &copy, sizeof(rng)) != 0;
+		if (t % 5 == 0)
+			dp_counter_push(other, 1, &rng);
+	}
+	tap_ok(mismatches == 0 && blocks_closed >= 3 && !a->overflow,
+		   "balanced_unbounded(arity=%lld, max_per_step=%lld%s): %lld steps over %d closed blocks, each "
+		   "step's release from the one before equals the tree's release recomputed from every level "
+		   "(%lld mismatches)",
+		   (long long) arity, (long long) max_per_step,
+		   (flags & DP_FLAG_CONSISTENT) ? ", consistent" : "", (long long) steps, blocks_closed,
+		   (long long) mismatches);
+	free(a);
+	free(b);
+	free(other);
+}
+
 int
 main(void)
 {
@@ -151,5 +240,9 @@ main(void)
 	test_push_equals_tree_push(2000, 5);
 	test_push_equals_tree_push(365, 29);
 	test_push_equals_tree_push(50000, 21);
+	test_blocks_step(3, 30000, 1, 0);
+	test_blocks_step(5, 20000, 4, DP_FLAG_CONSISTENT);
+	test_blocks_step(21, 200000, 1, 0);
+	test_blocks_step(11, 50000, 2, 0);
 	return tap_done();
 }

@@ -618,6 +618,47 @@ static const config configs[] = {
 	{"k=5 pan-private T=150 N=3 eps=0.5", M(0.5, 150, 3, 5, DP_FLAG_PAN_PRIVATE), {24, 25, 125, 150}},
 };
 
+/*
+ * The release a step computes from the sum before it (kept in the memo,
+ * the touched accumulators replaced) against the sum of every level's
+ * accumulator (a copy resumed, which sums them all), after every step;
+ * with a copy stepped in between from a stale memo (a restart) too.
+ */
+static void
+test_incremental_release(const char *label, dp_mechanism m, int64_t steps)
+{
+	size_t		size = dp_counter_size(&m);
+	dp_counter *a = malloc(size);
+	dp_counter *copy = malloc(size);
+	const char *field;
+	int64_t		mismatches = 0;
+
+	if (dp_counter_start(a, &m, &rng, &field) != DP_OK)
+	{
+		printf("Bail out! could not start %s\n", label);
+		exit(1);
+	}
+	for (int64_t t = 1; t <= steps; t++)
+	{
+		dp_counter_push(a, (int64_t) dp_random_below(&rng, (uint64_t) m.max_per_step + 1), &rng);
+		memcpy(copy, a, size);
+		copy->kind->resume(copy);
+		mismatches += copy->release != a->release;
+		if (t == steps / 2)
+		{
+			/* a restart keeps the old memo: its first steps must not read it */
+			dp_counter_restart(a, &rng);
+			t = 0;
+			steps /= 2;
+		}
+	}
+	tap_ok(mismatches == 0 && !a->overflow,
+		   "%s: every step's release from the sum before equals the rounded sum of every level's "
+		   "accumulator (%lld mismatches)", label, (long long) mismatches);
+	free(a);
+	free(copy);
+}
+
 int
 main(void)
 {
@@ -650,5 +691,8 @@ main(void)
 	}
 	test_stored_open_node();
 	test_keyed();
+	test_incremental_release("k=2 T=5000", (dp_mechanism) M(1.0, 5000, 3, 2, 0), 5000);
+	test_incremental_release("k=7 pan-private T=3000", (dp_mechanism) M(1.0, 3000, 1, 7, DP_FLAG_PAN_PRIVATE), 3000);
+	test_incremental_release("k=16 T=70000", (dp_mechanism) M(0.3, 70000, 9, 16, 0), 70000);
 	return tap_done();
 }

@@ -658,6 +658,68 @@ test_states(void)
 	free(copy);
 }
 
+/*
+ * The special paths (two chunks, three to thirteen usual chunks) against
+ * the general one: the same values from the same stream, bit for bit, and
+ * the stream left at the same place, over scales of 1 to 20 chunks and
+ * every low width, with 64-bit cells and with coarse ones (whose many
+ * undecided words take the exact path, which reads more words).
+ */
+static void
+test_special_paths(void)
+{
+	int			same = 1;
+	int			tables = 0;
+	int			seen[DP_LAPLACE_CHUNKS_MAX + 1] = {0};
+	int			counts = 0;
+	long		undecided_draws = 0;
+	int			paths[3] = {0};
+
+	for (int exponent = 0; exponent <= 90; exponent += 1)
+		for (int variant = 0; variant < 3; variant++)
+		{
+			dp_scale	scale = {((dp_uint128) (3 + 2 * variant) << exponent) / 3 + 1,
+								 (uint64_t) (1 + variant)};
+
+			for (int cells = 0; cells < 2; cells++)
+			{
+				int			cell_bits = cells == 0 ? 64 : 8;
+				dp_laplace_table *table = malloc(dp_laplace_table_size(&scale));
+				dp_random	special;
+				dp_random	general;
+				int			draws = cells == 0 ? 4000 : 1000;
+
+				dp_laplace_table_build(table, &scale, cell_bits);
+				dp_random_init_keyed(&special, "special paths", 13);
+				dp_random_init_keyed(&general, "special paths", 13);
+				for (int i = 0; i < draws; i++)
+				{
+					size_t		before = general.available;
+
+					same &= dp_laplace_table_draw(table, &special) ==
+						dp_laplace_table_draw_general(table, &general);
+					same &= special.available == general.available &&
+						special.bits_left == general.bits_left;
+					/* more than one word a chunk and a sign word: the exact path */
+					if (before >= (size_t) (table->chunk_count + 1) * 8 &&
+						before - general.available > (size_t) (table->chunk_count + 1) * 8)
+						undecided_draws++;
+				}
+				if (table->draw_path >= 0 && table->draw_path < 3)
+					paths[table->draw_path]++;
+				if (!seen[table->chunk_count])
+					counts++;
+				seen[table->chunk_count] = 1;
+				tables++;
+				free(table);
+			}
+		}
+	tap_ok(same && counts >= 13 && undecided_draws > 0 && paths[0] > 0 && paths[1] > 0 &&
+		   paths[2] > 0,
+		   "the special paths draw the general path's values from the same stream (%d tables: %d general, %d two chunks, %d usual chunks; %d chunk counts, %ld draws through the exact path)",
+		   tables, paths[0], paths[1], paths[2], counts, undecided_draws);
+}
+
 int
 main(void)
 {
@@ -671,5 +733,6 @@ main(void)
 	test_undecided_mass();
 	test_crowded_word();
 	test_pinned_values();
+	test_special_paths();
 	return tap_done();
 }

@@ -563,6 +563,46 @@ test_refusals(void)
 	}
 }
 
+/*
+ * The release a step computes from the one before (the nodes that leave
+ * and come in) against the sum of every level's node the boundary selects,
+ * recomputed from scratch after every step (the boundary x_{t+1} is the
+ * counter's derived[2]).
+ */
+static void
+test_incremental_release(int64_t horizon, int64_t max_per_step)
+{
+	char		text[160];
+	dp_mechanism m;
+	dp_counter *a;
+	dp_random	stream;
+	const char *field;
+	int64_t		mismatches = 0;
+
+	snprintf(text, sizeof(text), "smooth_binary(rho=0.5,horizon=%lld,max_per_step=%lld)",
+			 (long long) horizon, (long long) max_per_step);
+	m = test_mechanism(text);
+	a = malloc(dp_counter_size(&m));
+	dp_random_init_keyed(&stream, "incremental", 11);
+	dp_counter_start(a, &m, &stream, &field);
+	for (int64_t t = 1; t <= horizon; t++)
+	{
+		uint64_t	boundary;
+		dp_int128	sum = 0;
+
+		dp_counter_push(a, (int64_t) dp_random_below(&rng, (uint64_t) max_per_step + 1), &stream);
+		boundary = (uint64_t) a->derived[2];
+		for (int level = 0; level < a->kind_nodes; level++)
+			if ((boundary >> level) & 1)
+				sum += a->nodes[level];
+		mismatches += sum != a->release;
+	}
+	tap_ok(mismatches == 0 && !a->overflow,
+		   "%s: every step's release from the one before equals the sum of the boundary's nodes "
+		   "recomputed from every level (%lld mismatches)", text, (long long) mismatches);
+	free(a);
+}
+
 int
 main(void)
 {
@@ -580,6 +620,9 @@ main(void)
 	test_exact_sums(64, 5);
 	test_exact_sums(1000, 100);
 	test_exact_sums(70000, 1);
+	test_incremental_release(5, 1);
+	test_incremental_release(1000, 3);
+	test_incremental_release(100000, 1);
 	test_error("smooth_binary(rho=0.5,horizon=1024)", points_1024, 1024);
 	test_error("smooth_binary(rho=0.125,horizon=1000,max_per_step=3)", points_1000, 1000);
 	test_error("smooth_binary(rho=2,horizon=200,max_per_step=2,contributions=2,per_observation=true)",

@@ -391,7 +391,8 @@ digits_of_step(dp_counter *counter, int64_t t, int64_t k, int levels)
  * dp_balanced_tree_release gives (test_balanced checks it step by step).
  * One division a step (the slot of the first interval of a range): the
  * powers, the interval of t and the open interval come from the digits.
- * k^levels fits int64 (balanced_validate).
+ * k^levels fits int64 for the bounded kind (balanced_validate); the
+ * unbounded kind's trees use it too (dp_balanced_tree_step).
  */
 /*
  * dp_balanced_tree_push for the whole tree of the bounded kind, in the same
@@ -488,9 +489,14 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	int			top = levels - 1;
 	dp_int128	release = before;
 
+	/*
+	 * saturating: in the last blocks of the unbounded kind k^(levels - 1)
+	 * can pass int64, at levels whose digits stay 0 (their power is not
+	 * read)
+	 */
 	powers[0] = 1;
 	for (int j = 1; j < levels; j++)
-		powers[j] = powers[j - 1] * k;
+		powers[j] = saturating_times(powers[j - 1], k);
 	while (top >= 0 && pair.now[top] == pair.before[top])
 		top--;
 
@@ -541,6 +547,22 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 		}
 	}
 	return release;
+}
+
+/*
+ * Local step t of a tree whose release after t - 1 was `before` (0 at
+ * t = 1): the push from the digits and the release from the one before,
+ * as the bounded kind steps.  The digits' memo is the counter's, a function
+ * of t and the tree's arity and levels: a caller whose tree changes under
+ * the same counter (the unbounded kind's next block) clears it first
+ * (memo_step = -1).
+ */
+dp_int128
+dp_balanced_tree_step(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
+					  int64_t value, dp_random *rng, dp_int128 before)
+{
+	balanced_tree_push_digits(counter, tree, t, value, rng);
+	return balanced_release_next(counter, tree, t, before);
 }
 
 dp_int128

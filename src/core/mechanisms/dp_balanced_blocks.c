@@ -146,6 +146,8 @@ blocks_open(dp_counter *counter, int block, dp_random *rng)
 	counter->second_scale = tree.scale;
 	for (int i = TREE_FIRST; i < counter->kind_nodes; i++)
 		counter->nodes[i] = 0;
+	/* a new tree (one more level): the digits' memo was the last one's */
+	counter->memo_step = -1;
 	dp_balanced_tree_open(counter, &tree, rng);
 }
 
@@ -179,8 +181,24 @@ blocks_push(dp_counter *counter, int64_t value, dp_random *rng)
 	dp_int128	tree_release;
 
 	counter->steps++;
-	dp_balanced_tree_push(counter, &tree, local, value, rng);
-	tree_release = dp_balanced_tree_release(counter, &tree, local);
+
+	/*
+	 * The tree's release from its release before the step (the counter's
+	 * less the closed blocks' node 0; 0 at a block's first step): only the
+	 * levels whose digit changed, as the bounded kind.  After an overflow
+	 * that difference is not the tree's release, so it is recomputed from
+	 * every level (the push reports the overflow anyway).
+	 */
+	if (local == 1)
+		tree_release = dp_balanced_tree_step(counter, &tree, local, value, rng, 0);
+	else if (!counter->overflow)
+		tree_release = dp_balanced_tree_step(counter, &tree, local, value, rng,
+											 counter->release - counter->nodes[0]);
+	else
+	{
+		dp_balanced_tree_push(counter, &tree, local, value, rng);
+		tree_release = dp_balanced_tree_release(counter, &tree, local);
+	}
 	if (local == position.length)
 	{
 		/* the block is complete: its tree's last release joins node 0 */

@@ -37,6 +37,16 @@ extern void dp_balanced_tree_open(dp_counter *counter, const dp_balanced_tree *t
 /* Local step t (from 1) with its value. */
 extern void dp_balanced_tree_push(dp_counter *counter, const dp_balanced_tree *tree, int64_t t,
 								  int64_t value, dp_random *rng);
+/*
+ * Local step t (from 1) with its value, and the tree's release after it
+ * computed from `before`, the release after t - 1 (0 at t = 1): the levels
+ * whose digit changed only.  The same nodes, random stream and release as
+ * dp_balanced_tree_push then dp_balanced_tree_release.  Clear the
+ * counter's memo (memo_step = -1) whenever the tree changes.
+ */
+extern dp_int128 dp_balanced_tree_step(dp_counter *counter, const dp_balanced_tree *tree,
+									   int64_t t, int64_t value, dp_random *rng,
+									   dp_int128 before);
 /* The tree's release after local step t. */
 extern dp_int128 dp_balanced_tree_release(dp_counter *counter, const dp_balanced_tree *tree,
 										  int64_t t);

@@ -389,15 +389,40 @@ round_fixed(dp_int128 fixed)
 	return quotient;
 }
 
+/* the sum of the accumulators of levels first .. last */
+static dp_int128
+accumulator_sum(dp_counter *counter, int first, int last)
+{
+	dp_int128	sum = 0;
+
+	for (int level = first; level <= last; level++)
+		sum = dp_counter_add(counter, sum, counter->nodes[ACCUMULATOR(level)]);
+	return sum;
+}
+
+/*
+ * The release rounds the sum of every level's accumulator; the sum after a
+ * step is kept in the counter's memo (memo[0] its low and memo[1] its high
+ * 64 bits, valid while memo_step is the counter's step), so that the next
+ * step replaces only the accumulators it touches (levels 0 .. top, O(1)
+ * amortised).  Without a valid memo the sum is taken over every level.
+ */
+static void
+memo_sum(dp_counter *counter, dp_int128 sum)
+{
+	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
+	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
+	counter->memo_step = counter->steps;
+}
+
 static void
 honaker_update_release(dp_counter *counter)
 {
 	int			levels = counter->kind_nodes / 2;
-	dp_int128	sum = 0;
+	dp_int128	sum = accumulator_sum(counter, 0, levels - 1);
 
-	for (int level = 0; level < levels; level++)
-		sum = dp_counter_add(counter, sum, counter->nodes[ACCUMULATOR(level)]);
 	counter->release = round_fixed(sum);
+	memo_sum(counter, sum);
 }
 
 static void
@@ -421,12 +446,22 @@ honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 	int64_t		rest = ++counter->steps;
 	int			top = 0;
 
+	bool		memo_valid = counter->memo_step >= 1 && counter->memo_step == counter->steps - 1 &&
+		!counter->overflow;
+	dp_int128	sum = 0;
+
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	while (rest % k == 0 && top < levels - 1)
 	{
 		rest /= k;
 		top++;
 	}
+	/* the accumulators of levels 0 .. top leave the sum (they change below) */
+	if (memo_valid)
+		sum = dp_counter_sub(counter,
+							 (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
+										  (uint64_t) counter->memo[0]),
+							 accumulator_sum(counter, 0, top));
 
 	/* the nodes of levels 0..top complete, from the bottom up */
 	for (int level = 0; level <= top; level++)
@@ -447,7 +482,14 @@ honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 	/* ... and their next nodes open at t + 1 */
 	for (int level = 0; level <= top; level++)
 		open_level(counter, level, rng);
-	honaker_update_release(counter);
+	if (memo_valid && !counter->overflow)
+	{
+		sum = dp_counter_add(counter, sum, accumulator_sum(counter, 0, top));
+		counter->release = round_fixed(sum);
+		memo_sum(counter, sum);
+	}
+	else
+		honaker_update_release(counter);
 }
 
 static void

@@ -287,6 +287,12 @@ smooth_push(dp_counter *counter, int64_t value, dp_random *rng)
 	uint64_t	next = ripple | (((ripple ^ leaf) >> 2) / lowest);
 	int			closing = __builtin_ctzll(ripple);
 
+	dp_int128	leaving = 0;
+
+	/* the nodes of leaf's run of ones, before they are replaced */
+	for (int level = __builtin_ctzll(leaf); level < closing; level++)
+		leaving = dp_counter_add(counter, leaving, counter->nodes[level]);
+
 	counter->running_total += value;	/* at most 2^59 steps of 2^50: no overflow */
 	counter->steps++;
 
@@ -310,7 +316,27 @@ smooth_push(dp_counter *counter, int64_t value, dp_random *rng)
 			counter->nodes[level] = 0;
 	}
 	counter->derived[DERIVED_NEXT] = (int64_t) next;
-	counter->release = closed_sum(counter, next);
+
+	/*
+	 * The release from the one before: next agrees with leaf above
+	 * `closing` and those nodes did not move, so the nodes of leaf's run of
+	 * ones (levels lowest .. closing - 1, as they were) leave and those of
+	 * next's bits up to `closing` (as they are now) come in: O(1) amortised
+	 * rather than every level.  Step 1 (the release before it is 0, not
+	 * leaf's nodes) and a counter past an overflow (the release before is
+	 * not their sum) sum every level.
+	 */
+	if (counter->steps == 1 || counter->overflow)
+		counter->release = closed_sum(counter, next);
+	else
+	{
+		dp_int128	release = dp_counter_sub(counter, counter->release, leaving);
+
+		for (int level = 0; level <= closing; level++)
+			if ((next >> level) & 1)
+				release = dp_counter_add(counter, release, counter->nodes[level]);
+		counter->release = release;
+	}
 }
 
 static void

@@ -90,6 +90,7 @@ typedef struct dp_laplace_table
 	dp_scale	scale;
 	int			chunk_count;
 	int			cell_bits;		/* 64 except in tests of the exact path */
+	int			draw_path;		/* which draw serves the table (set by the build) */
 	dp_laplace_chunk chunks[DP_LAPLACE_CHUNKS_MAX];
 	uint64_t	cells[];		/* the chunks' upper arrays, then their guides */
 } dp_laplace_table;
@@ -131,6 +132,7 @@ extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scal
 
 /* One draw from the discrete Laplace distribution of the table's scale. */
 extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
+extern dp_int128 dp_laplace_table_draw_general(const dp_laplace_table *table, dp_random *rng);
 
 /*
  * The geometric magnitude G alone (P[G = g] proportional to exp(-g / b),

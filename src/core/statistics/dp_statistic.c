@@ -334,13 +334,30 @@ scale_by_power_of_two(double x, int exponent)
 	return x * power;
 }
 
+/*
+ * fmin(fmax(value, low), high) for a value and bounds that are not NaN,
+ * inline (glibc's fmin and fmax are calls, about 1% of a dp_avg query).  It
+ * can differ from them only in the sign of a zero, which no caller's result
+ * keeps: a channel's units are integers, the value's square is +0, and the
+ * sum channel's zero becomes 0 units.
+ */
+static inline double
+clamp_number(double value, double low, double high)
+{
+	if (value < low)
+		return low;
+	if (value > high)
+		return high;
+	return value;
+}
+
 static int64_t
 channel_units(const dp_channel *channel, double value)
 {
 	double		units;
 	int64_t		result;
 
-	value = fmin(fmax(value, channel->low), channel->high);
+	value = clamp_number(value, channel->low, channel->high);
 	units = nearbyint(scale_by_power_of_two(value, -channel->granularity_exponent));
 	result = (int64_t) units - channel->base_units;
 	/* rounding may step one unit outside; the sensitivity is N units */
@@ -362,7 +379,7 @@ dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_rando
 	if (isnan(value))
 		observed = false;
 	if (observed)
-		x = fmin(fmax(value, spec->lower), spec->upper) - centre;
+		x = clamp_number(value, spec->lower, spec->upper) - centre;
 
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
