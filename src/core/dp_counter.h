@@ -212,6 +212,21 @@ dp_counter_pan_private(const dp_counter *counter)
 extern int64_t dp_kary_default_arity(int64_t horizon);
 /* The odd arity of dp_balanced with the least mean variance for a horizon. */
 extern int64_t dp_balanced_default_arity(int64_t horizon);
+/*
+ * The rolling mechanism (dp_rolling.c) of `width` steps with a running
+ * mechanism's budget, step bound, privacy unit, key and options; not
+ * validated.
+ */
+extern void dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width,
+									dp_mechanism *rolling);
+/* The same with levels 0 (its default not computed), for comparisons. */
+extern void dp_mechanism_rolling_base(const dp_mechanism *running, int64_t width,
+									  dp_mechanism *rolling);
+/*
+ * The number of levels of the rolling mechanism with the least exact mean
+ * variance for its width and budget (its levels when left out).
+ */
+extern double dp_rolling_default_levels(const dp_mechanism *mechanism);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the

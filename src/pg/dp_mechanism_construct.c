@@ -287,7 +287,7 @@ mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 	horizon = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(3))
 		block = PG_GETARG_INT64(3);
-	else if (kind->has_block &&
+	else if (kind->has_block && kind->default_block != NULL &&
 			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
 	{
 		block = kind->default_block(horizon);
@@ -448,7 +448,8 @@ int64_argument_or(FunctionCallInfo fcinfo, int argno, int64 otherwise)
 static int64
 default_block_for(const dp_counter_kind *kind, int64 horizon)
 {
-	if (!kind->has_block || (kind->bounded && (horizon < 1 || horizon > DP_HORIZON_MAX)))
+	if (!kind->has_block || kind->default_block == NULL ||
+		(kind->bounded && (horizon < 1 || horizon > DP_HORIZON_MAX)))
 		return 0;
 	return kind->default_block(horizon);
 }
@@ -462,7 +463,7 @@ default_block_for(const dp_counter_kind *kind, int64 horizon)
 static Datum
 construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 flags,
 				   double epsilon, int64 horizon, int max_argno, int block_argno,
-				   const char *function)
+				   int shape_argno, const char *function)
 {
 	dp_mechanism mechanism;
 	dp_mechanism before;
@@ -471,6 +472,18 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 
 	if (!PG_ARGISNULL(block_argno))
 		block = PG_GETARG_INT64(block_argno);
+	else if (kind->has_block && kind->default_block == NULL)
+	{
+		/* a parameter without a default (the rolling window's width) */
+		const dp_kind_parameter *parameter = kind->parameters;
+
+		while (parameter && parameter->name && strcmp(parameter->name, kind->block_name) != 0)
+			parameter++;
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the %s mechanism needs %s", kind->name, kind->block_name),
+				 parameter && parameter->name && parameter->hint ? errhint("%s", parameter->hint) : 0));
+	}
 	else
 	{
 		block = default_block_for(kind, horizon);
@@ -478,6 +491,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 			check_default_block(kind->kind, flags, epsilon, horizon, max_per_step, block);
 	}
 	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
+	/* a real parameter beside the block (rolling's levels): given, or the kind's default */
+	if (shape_argno >= 0 && !PG_ARGISNULL(shape_argno))
+		mechanism.shape = get_fn_expr_argtype(fcinfo->flinfo, shape_argno) == INT4OID ?
+			(double) PG_GETARG_INT32(shape_argno) : PG_GETARG_FLOAT8(shape_argno);
+	else
+		dp_mechanism_fill_default_shape(&mechanism);
 	dp_mechanism_check(&mechanism);
 
 	/*
@@ -491,6 +510,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 
 		fill_mechanism(&before, kind->kind, flags, epsilon, horizon,
 					   int64_argument_or(fcinfo, block_argno, OLD_DEFAULT_STEP_BOUND), old_block);
+		before.shape = mechanism.shape;
+		if (shape_argno < 0 || PG_ARGISNULL(shape_argno))
+		{
+			before.shape = 0;
+			dp_mechanism_fill_default_shape(&before);
+		}
 		warn_if_meaning_changed(function, &mechanism, &before);
 	}
 	return dp_mechanism_to_datum(&mechanism);
@@ -565,7 +590,7 @@ mechanism_by_name_in_order(FunctionCallInfo fcinfo, const construct_call *call)
 	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0,
 							  PG_GETARG_FLOAT8(call->epsilon),
 							  int64_argument_or(fcinfo, call->horizon, 0), call->max_per_step,
-							  call->block, call->function);
+							  call->block, -1, call->function);
 }
 
 Datum
@@ -931,6 +956,7 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 								  PG_GETARG_FLOAT8(call->epsilon), horizon,
 								  call->max_per_step, call->block,
+								  call->kind->shape_name ? call->shape : -1,
 								  order_changed_in_0_14(call->function) ? call->function : NULL);
 	return construct_flagged(kind->kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 							 PG_GETARG_FLOAT8(call->epsilon), horizon,
