@@ -117,12 +117,14 @@ audit-broken:
 # that break the calibration on purpose, each of which it must fail: every
 # kind with halved noise (as audit-broken), one kind calibrated to one step
 # whatever the privacy unit, the expiring trees' intervals usable one step
-# early, and the pan-private closing terms at half scale (the DP_TEST_
+# early, the rolling tree calibrated without its top level, and the
+# pan-private closing terms at half scale (the DP_TEST_
 # switches of src/core, never shipped)
 LP_BROKEN_BUILDS = $(foreach kind,$(AUDIT_BROKEN_KINDS),halve_$(kind):$(kind):-DDP_TEST_HALVE_NOISE_OF=DP_MECHANISM_$(shell echo $(kind) | tr a-z A-Z)) \
 	ignore_person_binary:binary:-DDP_TEST_IGNORE_PERSON_OF=DP_MECHANISM_BINARY \
 	ignore_person_two_level:two_level:-DDP_TEST_IGNORE_PERSON_OF=DP_MECHANISM_TWO_LEVEL \
 	expiring_one_step_early:expiring:-DDP_TEST_EXPIRING_ONE_STEP_EARLY \
+	rolling_one_level_short:rolling:-DDP_TEST_ROLLING_ONE_LEVEL_SHORT \
 	halve_closing_noise::-DDP_TEST_HALVE_CLOSING_NOISE
 
 lp-broken:

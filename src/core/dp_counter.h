@@ -192,6 +192,13 @@ dp_counter_pan_private(const dp_counter *counter)
 extern int64_t dp_kary_default_arity(int64_t horizon);
 /* The odd arity of dp_balanced with the least mean variance for a horizon. */
 extern int64_t dp_balanced_default_arity(int64_t horizon);
+/*
+ * The rolling mechanism (dp_rolling.c) of `width` steps with a running
+ * mechanism's budget, step bound, privacy unit, key and options; not
+ * validated.
+ */
+extern void dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width,
+									dp_mechanism *rolling);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the

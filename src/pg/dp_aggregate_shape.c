@@ -16,6 +16,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
@@ -23,20 +24,57 @@
 #include "utils/syscache.h"
 
 /*
+ * The width of a ROWS frame from N PRECEDING to CURRENT ROW (N + 1), or 0
+ * when the frame is not that shape or N is not a constant.
+ */
+static int64
+rows_frame_width(WindowAggState *window)
+{
+	WindowAgg  *plan = (WindowAgg *) window->ss.ps.plan;
+	int			options = window->frameOptions;
+	Node	   *offset = plan->startOffset;
+
+	if (!(options & FRAMEOPTION_ROWS) || !(options & FRAMEOPTION_START_OFFSET_PRECEDING) ||
+		!(options & FRAMEOPTION_END_CURRENT_ROW) || offset == NULL || !IsA(offset, Const) ||
+		((Const *) offset)->constisnull || ((Const *) offset)->consttype != INT8OID)
+		return 0;
+	if (DatumGetInt64(((Const *) offset)->constvalue) < 0 ||
+		DatumGetInt64(((Const *) offset)->constvalue) >= PG_INT64_MAX)
+		return 0;
+	return DatumGetInt64(((Const *) offset)->constvalue) + 1;
+}
+
+/*
  * Without an inverse transition, PostgreSQL restarts the aggregate for every
  * row of a frame whose start moves, which would draw fresh noise for steps
- * already released and multiply the privacy loss.
+ * already released and multiply the privacy loss.  A moving frame of the
+ * last N + 1 rows is what the rolling forms compute with their own noise:
+ * the hint names the call with the frame's width.
  */
 static void
 check_window_frame(WindowAggState *window)
 {
-	if (!(window->frameOptions & FRAMEOPTION_START_UNBOUNDED_PRECEDING) ||
-		(window->frameOptions & FRAMEOPTION_EXCLUSION))
+	int64		width;
+
+	if ((window->frameOptions & FRAMEOPTION_START_UNBOUNDED_PRECEDING) &&
+		!(window->frameOptions & FRAMEOPTION_EXCLUSION))
+		return;
+	width = rows_frame_width(window);
+	if (width > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_WINDOWING_ERROR),
 				 errmsg("dp_stream aggregates need a window frame that starts at UNBOUNDED PRECEDING and excludes nothing"),
 				 errdetail("A frame whose start moves would restart the aggregate and draw new noise for time steps already released."),
-				 errhint("Use the default frame, or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.")));
+				 errhint("For the sum of the last " INT64_FORMAT " rows use the rolling form over the default frame, e.g. "
+						 "dp_rolling_count(x, width => " INT64_FORMAT ", mechanism => m) OVER (ORDER BY ...) "
+						 "(also dp_rolling_sum, dp_rolling_avg, dp_rolling_variance, dp_rolling_summary).",
+						 width, width)));
+	ereport(ERROR,
+			(errcode(ERRCODE_WINDOWING_ERROR),
+			 errmsg("dp_stream aggregates need a window frame that starts at UNBOUNDED PRECEDING and excludes nothing"),
+			 errdetail("A frame whose start moves would restart the aggregate and draw new noise for time steps already released."),
+			 errhint("Use the default frame, or ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; "
+					 "for a moving window, the rolling forms: dp_rolling_count(x, width => 7, mechanism => m) OVER (ORDER BY ...).")));
 }
 
 /*

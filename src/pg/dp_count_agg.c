@@ -18,6 +18,13 @@ PG_FUNCTION_INFO_V1(dp_count_transition_int4);
 PG_FUNCTION_INFO_V1(dp_count_transition_float8);
 PG_FUNCTION_INFO_V1(dp_count_final);
 PG_FUNCTION_INFO_V1(dp_count_state_final);
+PG_FUNCTION_INFO_V1(dp_rolling_count_transition_int8);
+PG_FUNCTION_INFO_V1(dp_rolling_count_transition_int4);
+PG_FUNCTION_INFO_V1(dp_rolling_count_transition_float8);
+
+/* dp_count(value, mechanism); dp_rolling_count(value, width, mechanism) */
+static const DpMechanismArgument running_arguments = {2, -1};
+static const DpMechanismArgument rolling_arguments = {3, 2};
 
 typedef struct CountAggState
 {
@@ -49,20 +56,16 @@ dp_refuse_state_in_window(FunctionCallInfo fcinfo)
 }
 
 static CountAggState *
-start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
+start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context, DpMechanismArgument where)
 {
-	const dp_mechanism *mechanism;
+	dp_mechanism call_mechanism;
+	const dp_mechanism *mechanism = &call_mechanism;
 	CountAggState *state;
 	const char *field = NULL;
 	dp_status	status;
 
 	dp_check_stream_shape(fcinfo);
-	if (PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("dp_stream mechanism must not be null"),
-				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365, max_per_step => 50).")));
-	mechanism = dp_mechanism_from_datum(PG_GETARG_DATUM(2));
+	dp_aggregate_mechanism(fcinfo, where, &call_mechanism);
 
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
 	state->mechanism = *mechanism;
@@ -75,7 +78,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context)
 }
 
 static Datum
-count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
+count_transition(FunctionCallInfo fcinfo, DpValueType value_type, DpMechanismArgument where)
 {
 	MemoryContext aggregate_context;
 	CountAggState *state;
@@ -88,12 +91,11 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 				 errmsg("dp_count transition function called in a non-aggregate context")));
 
 	if (PG_ARGISNULL(0))
-		state = start_state(fcinfo, aggregate_context);
+		state = start_state(fcinfo, aggregate_context, where);
 	else
 	{
 		state = (CountAggState *) PG_GETARG_POINTER(0);
-		if (PG_ARGISNULL(2) ||
-			!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(2), &state->mechanism))
+		if (!dp_aggregate_mechanism_matches(fcinfo, where, &state->mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),
@@ -112,19 +114,37 @@ count_transition(FunctionCallInfo fcinfo, DpValueType value_type)
 Datum
 dp_count_transition_int8(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, DP_VALUE_INT8);
+	return count_transition(fcinfo, DP_VALUE_INT8, running_arguments);
 }
 
 Datum
 dp_count_transition_int4(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, DP_VALUE_INT4);
+	return count_transition(fcinfo, DP_VALUE_INT4, running_arguments);
 }
 
 Datum
 dp_count_transition_float8(PG_FUNCTION_ARGS)
 {
-	return count_transition(fcinfo, DP_VALUE_FLOAT8);
+	return count_transition(fcinfo, DP_VALUE_FLOAT8, running_arguments);
+}
+
+Datum
+dp_rolling_count_transition_int8(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, DP_VALUE_INT8, rolling_arguments);
+}
+
+Datum
+dp_rolling_count_transition_int4(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, DP_VALUE_INT4, rolling_arguments);
+}
+
+Datum
+dp_rolling_count_transition_float8(PG_FUNCTION_ARGS)
+{
+	return count_transition(fcinfo, DP_VALUE_FLOAT8, rolling_arguments);
 }
 
 Datum

@@ -448,7 +448,8 @@ int64_argument_or(FunctionCallInfo fcinfo, int argno, int64 otherwise)
 static int64
 default_block_for(const dp_counter_kind *kind, int64 horizon)
 {
-	if (!kind->has_block || (kind->bounded && (horizon < 1 || horizon > DP_HORIZON_MAX)))
+	if (!kind->has_block || kind->default_block == NULL ||
+		(kind->bounded && (horizon < 1 || horizon > DP_HORIZON_MAX)))
 		return 0;
 	return kind->default_block(horizon);
 }
@@ -471,6 +472,18 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 
 	if (!PG_ARGISNULL(block_argno))
 		block = PG_GETARG_INT64(block_argno);
+	else if (kind->has_block && kind->default_block == NULL)
+	{
+		/* a parameter without a default (the rolling window's width) */
+		const dp_kind_parameter *parameter = kind->parameters;
+
+		while (parameter && parameter->name && strcmp(parameter->name, kind->block_name) != 0)
+			parameter++;
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the %s mechanism needs %s", kind->name, kind->block_name),
+				 parameter && parameter->name && parameter->hint ? errhint("%s", parameter->hint) : 0));
+	}
 	else
 	{
 		block = default_block_for(kind, horizon);

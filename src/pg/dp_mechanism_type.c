@@ -117,8 +117,8 @@ typedef struct MechanismCache
 	dp_mechanism mechanism;
 } MechanismCache;
 
-bool
-dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum, const dp_mechanism *mechanism)
+const dp_mechanism *
+dp_mechanism_datum_cached(FunctionCallInfo fcinfo, Datum datum)
 {
 	MechanismCache *cache = (MechanismCache *) fcinfo->flinfo->fn_extra;
 	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
@@ -142,7 +142,59 @@ dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum, const dp_mechan
 			cache->length = (int) length;
 		}
 	}
-	return memcmp(&cache->mechanism, mechanism, sizeof(dp_mechanism)) == 0;
+	return &cache->mechanism;
+}
+
+bool
+dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum, const dp_mechanism *mechanism)
+{
+	return memcmp(dp_mechanism_datum_cached(fcinfo, datum), mechanism, sizeof(dp_mechanism)) == 0;
+}
+
+/*
+ * The mechanism of an aggregate call (see DpMechanismArgument), validated:
+ * the mechanism argument, or the rolling mechanism of the width argument
+ * made from it (dp_mechanism_rolling_of).  Errors name the argument.
+ */
+void
+dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where, dp_mechanism *out)
+{
+	if (PG_ARGISNULL(where.mechanism))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_stream mechanism must not be null"),
+				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365, max_per_step => 50).")));
+	*out = *dp_mechanism_from_datum(PG_GETARG_DATUM(where.mechanism));
+	if (where.width < 0)
+		return;
+	if (PG_ARGISNULL(where.width))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_stream rolling width must not be null"),
+				 errhint("Pass the number of steps each release sums, e.g. width => 7 for a 7-day rolling value of daily rows.")));
+	dp_mechanism_rolling_of(out, PG_GETARG_INT64(where.width), out);
+	dp_mechanism_check(out);
+}
+
+/*
+ * Whether a later row of the stream names the same mechanism (and width)
+ * as the first, which gave `mechanism`: decoded once per distinct datum.
+ */
+bool
+dp_aggregate_mechanism_matches(FunctionCallInfo fcinfo, DpMechanismArgument where,
+							   const dp_mechanism *mechanism)
+{
+	dp_mechanism rolling;
+
+	if (PG_ARGISNULL(where.mechanism))
+		return false;
+	if (where.width < 0)
+		return dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(where.mechanism), mechanism);
+	if (PG_ARGISNULL(where.width))
+		return false;
+	dp_mechanism_rolling_of(dp_mechanism_datum_cached(fcinfo, PG_GETARG_DATUM(where.mechanism)),
+							PG_GETARG_INT64(where.width), &rolling);
+	return memcmp(&rolling, mechanism, sizeof(dp_mechanism)) == 0;
 }
 
 Datum

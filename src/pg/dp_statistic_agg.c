@@ -29,6 +29,15 @@ PG_FUNCTION_INFO_V1(dp_stddev_pop_final);
 PG_FUNCTION_INFO_V1(dp_stddev_samp_final);
 PG_FUNCTION_INFO_V1(dp_statistic_state_final);
 PG_FUNCTION_INFO_V1(dp_summary_final);
+PG_FUNCTION_INFO_V1(dp_rolling_sum_transition_float8);
+PG_FUNCTION_INFO_V1(dp_rolling_sum_transition_int8);
+PG_FUNCTION_INFO_V1(dp_rolling_sum_transition_int4);
+PG_FUNCTION_INFO_V1(dp_rolling_avg_transition);
+PG_FUNCTION_INFO_V1(dp_rolling_variance_transition);
+
+/* dp_sum(value, lower, upper, mechanism); dp_rolling_sum(value, lower, upper, width, mechanism) */
+static const DpMechanismArgument running_arguments = {4, -1};
+static const DpMechanismArgument rolling_arguments = {5, 4};
 
 /*
  * The transition state: the statistic, and what the aggregate needs beside
@@ -66,7 +75,8 @@ bound_argument(FunctionCallInfo fcinfo, int argno, DpValueType type)
 }
 
 static Datum
-statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueType type)
+statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueType type,
+					 DpMechanismArgument where)
 {
 	MemoryContext aggregate_context;
 	StatisticAggState *state;
@@ -88,14 +98,14 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 	spec.estimator = DP_ESTIMATOR_MIDPOINT;
 	spec.lower = bound_argument(fcinfo, 2, type);
 	spec.upper = bound_argument(fcinfo, 3, type);
-	if (PG_ARGISNULL(4))
+	if (PG_ARGISNULL(where.mechanism))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_stream mechanism must not be null"),
 				 errhint("Pass a mechanism such as dp_hybrid(epsilon => 1.0).")));
 	if (PG_ARGISNULL(0))
 	{
-		spec.mechanism = *dp_mechanism_from_datum(PG_GETARG_DATUM(4));
+		dp_aggregate_mechanism(fcinfo, where, &spec.mechanism);
 		statistic = dp_statistic_begin(aggregate_context, &spec, false);
 		state = MemoryContextAlloc(aggregate_context, sizeof(StatisticAggState));
 		state->mechanism = spec.mechanism;
@@ -115,7 +125,7 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 							   statistic->spec.lower, statistic->spec.upper,
 							   spec.lower, spec.upper),
 					 errhint("The noise is calibrated to the first bounds: pass constant bounds.")));
-		if (!dp_mechanism_datum_matches(fcinfo, PG_GETARG_DATUM(4), &state->mechanism))
+		if (!dp_aggregate_mechanism_matches(fcinfo, where, &state->mechanism))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("dp_stream mechanism changed within a stream"),
@@ -151,31 +161,61 @@ statistic_transition(FunctionCallInfo fcinfo, dp_statistic_kind kind, DpValueTyp
 Datum
 dp_sum_transition_float8(PG_FUNCTION_ARGS)
 {
-	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_FLOAT8);
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_FLOAT8, running_arguments);
 }
 
 Datum
 dp_sum_transition_int8(PG_FUNCTION_ARGS)
 {
-	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT8);
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT8, running_arguments);
 }
 
 Datum
 dp_sum_transition_int4(PG_FUNCTION_ARGS)
 {
-	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT4);
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT4, running_arguments);
 }
 
 Datum
 dp_avg_transition(PG_FUNCTION_ARGS)
 {
-	return statistic_transition(fcinfo, DP_STATISTIC_AVERAGE, DP_VALUE_FLOAT8);
+	return statistic_transition(fcinfo, DP_STATISTIC_AVERAGE, DP_VALUE_FLOAT8, running_arguments);
 }
 
 Datum
 dp_variance_transition(PG_FUNCTION_ARGS)
 {
-	return statistic_transition(fcinfo, DP_STATISTIC_VARIANCE, DP_VALUE_FLOAT8);
+	return statistic_transition(fcinfo, DP_STATISTIC_VARIANCE, DP_VALUE_FLOAT8, running_arguments);
+}
+
+Datum
+dp_rolling_sum_transition_float8(PG_FUNCTION_ARGS)
+{
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_FLOAT8, rolling_arguments);
+}
+
+Datum
+dp_rolling_sum_transition_int8(PG_FUNCTION_ARGS)
+{
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT8, rolling_arguments);
+}
+
+Datum
+dp_rolling_sum_transition_int4(PG_FUNCTION_ARGS)
+{
+	return statistic_transition(fcinfo, DP_STATISTIC_SUM, DP_VALUE_INT4, rolling_arguments);
+}
+
+Datum
+dp_rolling_avg_transition(PG_FUNCTION_ARGS)
+{
+	return statistic_transition(fcinfo, DP_STATISTIC_AVERAGE, DP_VALUE_FLOAT8, rolling_arguments);
+}
+
+Datum
+dp_rolling_variance_transition(PG_FUNCTION_ARGS)
+{
+	return statistic_transition(fcinfo, DP_STATISTIC_VARIANCE, DP_VALUE_FLOAT8, rolling_arguments);
 }
 
 /* NULL for an empty input or an undefined estimate (noisy count too small). */

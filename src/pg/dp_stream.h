@@ -190,6 +190,26 @@ extern bool dp_mechanism_datum_equals(Datum datum, const dp_mechanism *mechanism
  */
 extern bool dp_mechanism_datum_matches(FunctionCallInfo fcinfo, Datum datum,
 									   const dp_mechanism *mechanism);
+/* The decoded mechanism of a datum through that cache (not validated again). */
+extern const dp_mechanism *dp_mechanism_datum_cached(FunctionCallInfo fcinfo, Datum datum);
+
+/*
+ * Where an aggregate's transition function finds its mechanism: the
+ * argument `mechanism` and, for the rolling forms (dp_rolling_count(value,
+ * width, mechanism), ...), the argument `width` (-1 for the running forms):
+ * the stream then runs the rolling mechanism of that width made from the
+ * argument (dp_mechanism_rolling_of).
+ */
+typedef struct DpMechanismArgument
+{
+	int			mechanism;
+	int			width;
+} DpMechanismArgument;
+
+extern void dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where,
+								   dp_mechanism *out);
+extern bool dp_aggregate_mechanism_matches(FunctionCallInfo fcinfo, DpMechanismArgument where,
+										   const dp_mechanism *mechanism);
 extern Datum dp_mechanism_to_datum(const dp_mechanism *mechanism);
 
 /*

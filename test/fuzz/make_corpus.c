@@ -352,6 +352,8 @@ counters(void)
 		shaped(mechanism(DP_MECHANISM_EXPIRING, 0, 0.5, 0, 3, 5), 0.5),
 		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 1.0, 100, 1, 7), 0.25),
 		shaped(mechanism(DP_MECHANISM_EXPIRING_BASELINE, 0, 0.5, 5000, 2, 127), 2),
+		mechanism(DP_MECHANISM_ROLLING, 0, 1.0, 0, 1, 7),
+		mechanism(DP_MECHANISM_ROLLING, 0, 0.5, 0, 3, 511),
 	};
 	const int	steps[] = {0, 5, 16};
 
@@ -626,6 +628,9 @@ mechanism_texts(void)
 		"expiring(epsilon=1,arity=3,lambda=2)",
 		"expiring_baseline(epsilon=1,horizon=1000,window=127,past_ratio=0.1)",
 		"expiring_baseline(epsilon=1,horizon=4,window=4611686018427387904,past_ratio=1e-300)",
+		"rolling(epsilon=1,width=7,max_per_step=1)",
+		"rolling(epsilon=1,width=365,max_per_step=2,pan_private=true,key=k,contributions=3)",
+		"rolling(rho=0.5,width=28)",
 		"binary(epsilon=1,horizon=8,lambda=2)",
 		" binary ( epsilon = 1 , horizon = 8 , pan_private = true , consistent = false ) ",
 		"simple_i(epsilon=1,horizon=1)",
@@ -1296,6 +1301,12 @@ static const char *const validation_texts[] = {
 	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=inf)",
 	"expiring_baseline(epsilon=100,horizon=4611686018427387904,window=1,past_ratio=1e300)",
 	"expiring_baseline(epsilon=1,horizon=100,window=7,past_ratio=1,pan_private=true,key=k)",
+	"rolling(epsilon=1,width=0)",
+	"rolling(epsilon=1,width=512)",
+	"rolling(epsilon=1)",
+	"rolling(epsilon=1,horizon=100,width=7)",
+	"rolling(epsilon=1,width=7,consistent=true)",
+	"rolling(epsilon=1,width=9223372036854775807)",
 	"smooth_binary(rho=1,horizon=4611686018427387904)",
 	"smooth_binary(epsilon=1,horizon=100)",
 	"smooth_binary(rho=1,horizon=1000,max_per_step=16777216)",

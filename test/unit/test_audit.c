@@ -168,12 +168,18 @@ projection_cases(void)
 						  "within the window");
 	audit_projection_step("expiring_baseline(epsilon=1,horizon=16,window=4,past_ratio=1)", 16, 1, 1, 2,
 						  "past the window: epsilon_current + epsilon_past");
+	audit_projection_step("rolling(epsilon=1,width=5)", 12, 3, 1, 1,
+						  "rolling window of 5: an item in 3 nodes, released by 5 windows");
+	audit_projection_step("rolling(epsilon=1,width=4,pan_private=true)", 10, 5, 1, 1,
+						  "rolling window of 4, pan-private");
 	/* person level: one person's contributions at several steps */
 	person[1] = person[6] = person[11] = 1;
 	audit_projection_case("binary(epsilon=1,horizon=16,contributions=3)", 16, person, 1, 0, 0,
 						  "person level, 3 contributions at steps 1, 6, 11");
 	audit_projection_case("balanced(epsilon=1,horizon=13,arity=3,contributions=3)", 13, person, 1, 0, 0,
 						  "person level, balanced digits");
+	audit_projection_case("rolling(epsilon=1,width=7,contributions=3)", 13, person, 1, 0, 0,
+						  "person level, rolling window of 7");
 	observations[3] = observations[4] = 2;
 	audit_projection_case("binary(epsilon=1,horizon=8,max_per_step=2,contributions=2,per_observation=true)",
 						  8, observations, 1, 0, 0, "person level per observation, 2 observations of 2");
@@ -184,6 +190,8 @@ projection_cases(void)
 	audit_projection_case("smooth_binary(rho=0.5,horizon=16)", 16, ones, zcdp_claim(0.5), DELTA_ZCDP, 0.5,
 						  "Smooth Binary");
 	audit_projection_case("blt(rho=0.5,horizon=16)", 16, ones, zcdp_claim(0.5), DELTA_ZCDP, 0.5, "BLT");
+	audit_projection_case("rolling(rho=0.5,width=5)", 12, ones, zcdp_claim(0.5), DELTA_ZCDP, 0.5,
+						  "Gaussian rolling window");
 	audit_projection_case("balanced(rho=0.5,horizon=13,arity=3)", 13, ones, zcdp_claim(0.5), DELTA_ZCDP, 0.5,
 						  "Gaussian balanced digits");
 }

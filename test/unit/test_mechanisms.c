@@ -160,6 +160,31 @@ expected_for(const dp_mechanism *m, int64_t t)
 				e.terms[block] = test_balanced_terms(t - start, k);
 			}
 			break;
+		case DP_MECHANISM_ROLLING:
+			{
+				/*
+				 * floor(log2 W) + 1 levels; the window (t - W, t] is the
+				 * union of its maximal dyadic intervals, counted here from
+				 * the right end (the mechanism decomposes from the left).
+				 */
+				int64_t		levels = ceil_log2(m->block + 1),
+							a = t > m->block ? t - m->block : 0,
+							y = t,
+							terms = 0;
+
+				while (y > a)
+				{
+					int64_t		length = 1;
+
+					while (y % (2 * length) == 0 && y - 2 * length >= a)
+						length *= 2;
+					y -= length;
+					terms++;
+				}
+				e.scale[0] = scale_of((uint64_t) levels * n, m->epsilon);
+				e.terms[0] = terms * pan;
+			}
+			break;
 		case DP_MECHANISM_PPCUM:
 			{
 				int64_t		levels = ceil_log2(m->horizon);
@@ -203,6 +228,10 @@ static const config configs[] = {
 	{"balanced_unbounded k=5", M(DP_MECHANISM_BALANCED_UNBOUNDED, 1.0, 0, 2, 5, 0), 200, {1, 6, 31, 200}},
 	/* k = 21, m = 4: blocks of 4, 84, 1764 steps end at 4, 88, 1852 */
 	{"balanced_unbounded k=21 consistent", M(DP_MECHANISM_BALANCED_UNBOUNDED, 0.5, 0, 1, 21, DP_FLAG_CONSISTENT), 400, {3, 4, 88, 400}},
+	/* W = 7: 3 levels; (13, 20] = (13,14] (14,16] (16,20]: 3 terms, (33, 40] 3, (0, 3] 2 */
+	{"rolling W=7 N=2", M(DP_MECHANISM_ROLLING, 1.0, 0, 2, 7, 0), 40, {3, 7, 20, 40}},
+	/* W = 365: 9 levels, the error flat in t once t >= W */
+	{"rolling W=365 pan-private", M(DP_MECHANISM_ROLLING, 0.5, 0, 1, 365, DP_FLAG_PAN_PRIVATE), 400, {1, 256, 365, 400}},
 };
 
 #define TRIALS 20000
@@ -220,6 +249,9 @@ test_error_formula(const config *c)
 	double		sum[4] = {0}, sum_sq[4] = {0};
 	double		implementation_variance[4] = {0};
 
+	int64_t    *values = calloc((size_t) c->steps + 1, sizeof(int64_t));
+	bool		rolling = c->mechanism.kind == DP_MECHANISM_ROLLING;
+
 	for (int trial = 0; trial < TRIALS; trial++)
 	{
 		int64_t		truth = 0;
@@ -233,6 +265,10 @@ test_error_formula(const config *c)
 
 			dp_counter_push(counter, value, &rng);
 			truth += value;
+			/* a rolling release sums the last W steps only */
+			values[t] = value;
+			if (rolling && t > c->mechanism.block)
+				truth -= values[t - c->mechanism.block];
 			if (next < 4 && c->points[next] == t)
 			{
 				double		error = (double) (counter->release - truth);
@@ -277,6 +313,7 @@ test_error_formula(const config *c)
 			   c->label, (long long) c->points[i], implementation_variance[i]);
 	}
 	free(counter);
+	free(values);
 }
 
 /*

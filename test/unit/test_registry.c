@@ -194,6 +194,7 @@ main(void)
 	const dp_counter_kind *blt = dp_counter_kind_by_id(DP_MECHANISM_BLT);
 	const dp_counter_kind *baseline = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING_BASELINE);
 	const dp_counter_kind *expiring = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING);
+	const dp_counter_kind *rolling = dp_counter_kind_by_id(DP_MECHANISM_ROLLING);
 	const char *field;
 	dp_status	at,
 				beyond;
@@ -242,12 +243,27 @@ main(void)
 		   "expiring: lambda of shape_max %g accepted, the next double refused as lambda",
 		   expiring->shape_max);
 
+	at = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max, 0), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max + 1, 0), &field);
+	tap_ok(rolling->block_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "width") == 0,
+		   "rolling: a width of block_max %lld accepted, one more refused as the width",
+		   (long long) rolling->block_max);
+	{
+		dp_mechanism widest = mechanism_of(DP_MECHANISM_ROLLING, DP_FLAG_PAN_PRIVATE, 0,
+										   rolling->block_max, 0);
+
+		tap_ok(dp_counter_persisted_node_count(&widest) + 1 <= DP_COUNTER_MAX_NODES,
+			   "rolling: the widest window's nodes and a consistent node fit a state (%d)",
+			   dp_counter_persisted_node_count(&widest));
+	}
+
 	/* the kinds without limits of their own leave them 0 */
 	for (int32_t id = 0; id <= KIND_ID_MAX; id++)
 	{
 		const dp_counter_kind *kind = dp_counter_kind_by_id(id);
 
-		if (kind && kind != blt && kind != baseline && kind != expiring &&
+		if (kind && kind != blt && kind != baseline && kind != expiring && kind != rolling &&
 			(kind->horizon_max != 0 || kind->block_max != 0 || kind->shape_max != 0))
 			tap_ok(0, "%s has limits of its own that no message states", kind->name);
 	}

@@ -28,6 +28,8 @@ BEGIN
     RETURN dp_expiring(1.0, 1, lambda => 2);
   ELSIF kind = 'expiring_baseline' THEN
     RETURN dp_expiring_baseline(1.0, 1024, 1, epsilon_past => 0.5, window_size => 7);
+  ELSIF kind = 'rolling' THEN
+    RETURN dp_rolling(1.0, 7, 1);
   END IF;
   -- balanced with an arity of its own: dp_auto's choice (the default arity)
   -- is chosen again under an option it refuses (registry.sql)
@@ -40,6 +42,9 @@ END $$;
 CREATE FUNCTION kinds_rho_form(kind text, bounded boolean) RETURNS dp_mechanism
 LANGUAGE plpgsql AS $$
 BEGIN
+  IF kind = 'rolling' THEN
+    RETURN 'rolling(rho=0.5,width=7,max_per_step=1)'::dp_mechanism;
+  END IF;
   RETURN dp_zcdp_mechanism_of(kind, 0.5, CASE WHEN bounded THEN 1024 END, 1);
 EXCEPTION WHEN OTHERS THEN
   RETURN NULL;

@@ -29,6 +29,8 @@ BEGIN
     RETURN dp_expiring(1.0, 1, lambda => 2);
   ELSIF kind = 'expiring_baseline' THEN
     RETURN dp_expiring_baseline(1.0, 64, 1, epsilon_past => 0.5, window_size => 7);
+  ELSIF kind = 'rolling' THEN
+    RETURN dp_rolling(1.0, 7, 1);
   END IF;
   BEGIN
     RETURN dp_mechanism_of(kind, 1.0, CASE WHEN bounded THEN 64 END, 1);
@@ -41,6 +43,11 @@ END $$;
 CREATE TABLE pin_kinds AS
 SELECT kind, keyed FROM dp_mechanism_kinds()
 UNION ALL SELECT 'auto', false UNION ALL SELECT 'auto_2e6', false;
+-- kinds added after the seeded digests were recorded: each is seeded in
+-- statements of its own (below), so that adding a kind moves no digest of
+-- the seeded stream the others share
+CREATE TABLE pin_new_kinds (kind text PRIMARY KEY);
+INSERT INTO pin_new_kinds VALUES ('rolling');
 
 -- 40 steps: a 0/1 count and a value in [0, 10]
 CREATE TABLE pin_data AS
@@ -186,10 +193,33 @@ SET dp_stream.seed = 'pinned values';
 SELECT k.kind, f.form, r.*
 FROM pin_kinds k, unnest(ARRAY['window', 'aggregate', 'state']) WITH ORDINALITY f (form, o),
      LATERAL pin_release(f.form, format('%L::dp_mechanism', pin_mechanism(k.kind))) r
+WHERE k.kind NOT IN (SELECT kind FROM pin_new_kinds)
 ORDER BY k.kind, f.o;
 SELECT k.kind, 'push' AS form, r.*
 FROM pin_kinds k, LATERAL pin_push(pin_mechanism(k.kind)) r
+WHERE k.kind NOT IN (SELECT kind FROM pin_new_kinds)
 ORDER BY k.kind;
+-- the rolling kind (0.17.0), seeded on its own
+SET dp_stream.seed = 'pinned values: rolling';
+SELECT k.kind, f.form, r.*
+FROM pin_kinds k, unnest(ARRAY['window', 'aggregate', 'state']) WITH ORDINALITY f (form, o),
+     LATERAL pin_release(f.form, format('%L::dp_mechanism', pin_mechanism(k.kind))) r
+WHERE k.kind = 'rolling'
+ORDER BY k.kind, f.o;
+SELECT k.kind, 'push' AS form, r.*
+FROM pin_kinds k, LATERAL pin_push(pin_mechanism(k.kind)) r
+WHERE k.kind = 'rolling';
+-- the rolling forms (0.17.0) over a running mechanism, in window form
+SET dp_stream.seed = 'pinned values: rolling forms';
+SELECT f.o, pin_digest(format('SELECT string_agg(coalesce(r::text, ''-''), '' '' ORDER BY t) '
+                              'FROM (SELECT t, %s OVER (ORDER BY t) AS r FROM pin_data) s', f.call)) AS digest,
+       f.call
+FROM unnest(ARRAY['dp_rolling_count(x, 7, dp_binary(1.0, 64, 1))',
+                  'dp_rolling_sum(v, 0, 10, 7, dp_binary(1.0, 64))',
+                  'dp_rolling_avg(v, 0, 10, 7, dp_binary(1.0, 64))',
+                  'dp_rolling_variance(v, 0, 10, 7, dp_binary(1.0, 64))',
+                  'dp_rolling_summary(v, 0, 10, 7, dp_binary(1.0, 64))']) WITH ORDINALITY f (call, o)
+ORDER BY f.o;
 RESET dp_stream.seed;
 
 -- keyed streams: the same without a seed, under the fixed secrets

@@ -117,7 +117,8 @@ INSERT INTO kinds VALUES
   ('honaker', 'honaker(epsilon=1,horizon=10,arity=11,max_per_step=1)'),
   ('smooth_binary', 'smooth_binary(rho=0.5,horizon=10,max_per_step=1)'),
   ('expiring', 'expiring(epsilon=1,delay=0,lambda=2,max_per_step=1)'),
-  ('expiring_baseline', 'expiring_baseline(epsilon=1,horizon=10,window=4,past_ratio=0.5,max_per_step=1)');
+  ('expiring_baseline', 'expiring_baseline(epsilon=1,horizon=10,window=4,past_ratio=0.5,max_per_step=1)'),
+  ('rolling', 'rolling(epsilon=1,width=7,max_per_step=1)');
 
 -- the hint of a refusal, or NULL when the statement is accepted
 CREATE FUNCTION hint_of(statement text) RETURNS text

@@ -1,0 +1,288 @@
+/*
+ * dp_rolling.c
+ *		Rolling windows: the noisy sum of the last W steps, t - W + 1 .. t
+ *		(fewer at the start), from a tree over W rather than over the whole
+ *		stream (sliding-window counting in the p-sum framework of Chan, Shi
+ *		and Song [CSS10]; the issue's baseline, release(t) - release(t - W)
+ *		of a running counter, carries two prefix releases whose error grows
+ *		with t).
+ *
+ * The p-sums are the dyadic intervals (m 2^j - 2^j, m 2^j] aligned to time,
+ * on the levels j = 0 .. L - 1 with L = floor(log2 W) + 1: no window of W
+ * steps contains a dyadic interval of a higher level, so those are never
+ * formed.  Each step lies in one interval per level: the vector of all
+ * p-sums has L1 sensitivity L U (U = dp_mechanism_unit_bound, one step's
+ * bound or one person's contributions) and each gets discrete Laplace noise
+ * of scale L U / epsilon, whatever the length of the stream.  The window
+ * (a, t], a = max(0, t - W), is decomposed greedily from its left end: from
+ * x = a, the largest interval that starts at x (2^j divides x) and ends by
+ * t, until x = t.  That is the canonical decomposition: at most two
+ * intervals per level, at most 2 L - 1 in all.  The release is a sum of
+ * p-sums already drawn: post-processing.
+ *
+ * Storage: nodes[0 .. L - 1] are the open intervals' accumulators, kept as
+ * offsets against the running total with their noise drawn when they open,
+ * as dp_binary.c does (the pan-private transformation of Budaeva et al.
+ * [BLD+], section 2.4.4: a stored accumulator is never a raw partial sum).
+ * Level j then keeps a ring of the floor(W / 2^j) most recent closed
+ * intervals, the only ones a window at t or later can use (an interval
+ * used at t starts at a >= t - W, and at most floor(W / 2^j) closed
+ * intervals of length 2^j fit between t - W and t): interval m of level j
+ * is in slot (m - 1) mod floor(W / 2^j).  About 2 W + log2 W nodes, fixed
+ * by W; the width is limited so that they fit a state.
+ */
+#include "dp_counter.h"
+
+/* the widest window whose nodes (and a consistent node) fit a state */
+#define ROLLING_WIDTH_MAX 511
+
+/* levels of the tree over a window of `width` steps */
+static int
+rolling_levels(int64_t width)
+{
+	return dp_level_count(width);
+}
+
+/* closed intervals kept for level `level` */
+static int64_t
+rolling_ring(int64_t width, int level)
+{
+	return width >> level;
+}
+
+/* the first node of level `level`'s ring */
+static int
+rolling_ring_base(int64_t width, int level)
+{
+	int			base = rolling_levels(width);
+
+	for (int j = 0; j < level; j++)
+		base += (int) rolling_ring(width, j);
+	return base;
+}
+
+static int
+rolling_node_count(const dp_mechanism *mechanism)
+{
+	int			levels = rolling_levels(mechanism->block);
+
+	return rolling_ring_base(mechanism->block, levels);
+}
+
+static dp_status
+rolling_validate(const dp_mechanism *mechanism, const char **field)
+{
+	if (mechanism->block < 1 || mechanism->block > ROLLING_WIDTH_MAX)
+	{
+		*field = "width";
+		return DP_ERROR_BLOCK;
+	}
+	return DP_OK;
+}
+
+/* each item lies in one interval per level */
+static bool
+rolling_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
+{
+	uint64_t	levels = (uint64_t) rolling_levels(mechanism->block);
+
+#ifdef DP_TEST_ROLLING_ONE_LEVEL_SHORT
+	/* test builds only (make lp-broken): the top level left out of the sensitivity */
+	if (levels > 1)
+		levels--;
+#endif
+	return index == 0 && dp_noise_class_nodes(out, levels, 1);
+}
+
+/* the slot of closed interval m (>= 1) of level `level` */
+static int
+rolling_slot(int64_t width, int level, int64_t m)
+{
+	return rolling_ring_base(width, level) + (int) ((m - 1) % rolling_ring(width, level));
+}
+
+/*
+ * The canonical decomposition of the window ending after `steps` steps:
+ * calls `visit` with the level and index of each interval, returns their
+ * number.  Every interval it names has closed and lies in its level's ring.
+ */
+static int
+rolling_decompose(int64_t width, int64_t steps,
+				  void (*visit) (void *context, int level, int64_t m), void *context)
+{
+	int64_t		x = steps > width ? steps - width : 0;
+	int			levels = rolling_levels(width);
+	int			count = 0;
+
+	while (x < steps)
+	{
+		int			level = levels - 1;
+
+		/* the largest interval starting at x that ends by steps */
+		while (level > 0 &&
+			   ((x & ((((int64_t) 1) << level) - 1)) != 0 || x + (((int64_t) 1) << level) > steps))
+			level--;
+		if (visit)
+			visit(context, level, (x >> level) + 1);
+		count++;
+		x += ((int64_t) 1) << level;
+	}
+	return count;
+}
+
+typedef struct rolling_sum_context
+{
+	dp_counter *counter;
+	dp_int128	sum;
+} rolling_sum_context;
+
+static void
+rolling_add_node(void *context, int level, int64_t m)
+{
+	rolling_sum_context *sum = (rolling_sum_context *) context;
+	dp_counter *counter = sum->counter;
+
+	sum->sum = dp_counter_add(counter, sum->sum,
+							  counter->nodes[rolling_slot(counter->mechanism.block, level, m)]);
+}
+
+static void
+rolling_update_release(dp_counter *counter)
+{
+	rolling_sum_context sum = {counter, 0};
+
+	rolling_decompose(counter->mechanism.block, counter->steps, rolling_add_node, &sum);
+	counter->release = sum.sum;
+}
+
+static void
+rolling_open(dp_counter *counter, int level, dp_random *rng)
+{
+	counter->nodes[level] =
+		dp_counter_sub(counter,
+					   dp_counter_noise(counter, rng, &counter->scale, level, DP_NOISE_OPEN, 0),
+					   counter->running_total);
+}
+
+static void
+rolling_start(dp_counter *counter, dp_random *rng)
+{
+	int			levels = rolling_levels(counter->mechanism.block);
+
+	for (int level = 0; level < levels; level++)
+		rolling_open(counter, level, rng);
+}
+
+/*
+ * Step t closes the interval ending at t on every level whose length
+ * divides t; each is stored in its ring (with a second noise term when
+ * pan-private or keyed, drawn over its complete content) and its level
+ * opens the next interval with fresh noise.
+ */
+static void
+rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	int64_t		width = counter->mechanism.block;
+	int			levels = rolling_levels(width);
+	int64_t		t;
+
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
+	t = ++counter->steps;
+	for (int level = 0; level < levels && (t & ((((int64_t) 1) << level) - 1)) == 0; level++)
+	{
+		int			slot = rolling_slot(width, level, t >> level);
+		dp_int128	closed = dp_counter_add(counter, counter->nodes[level],
+											counter->running_total);
+
+		if (dp_counter_pan_private(counter))
+			closed = dp_counter_add(counter, closed,
+									dp_counter_noise(counter, rng, &counter->scale, level,
+													 DP_NOISE_CLOSE, closed));
+		counter->nodes[slot] = closed;
+		rolling_open(counter, level, rng);
+	}
+	rolling_update_release(counter);
+}
+
+static void
+rolling_persist(const dp_counter *counter, dp_int128 *nodes)
+{
+	int			levels = rolling_levels(counter->mechanism.block);
+
+	for (int i = 0; i < counter->kind_nodes; i++)
+		nodes[i] = counter->nodes[i];
+	for (int level = 0; level < levels; level++)
+		nodes[level] += counter->running_total;
+}
+
+static void
+rolling_resume(dp_counter *counter)
+{
+	counter->running_total = 0;
+	rolling_update_release(counter);
+}
+
+static int
+rolling_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
+{
+	groups[0].scale = counter->scale;
+	groups[0].terms = (int64_t) rolling_decompose(counter->mechanism.block, steps, NULL, NULL) *
+		(dp_counter_pan_private(counter) ? 2 : 1);
+	return 1;
+}
+
+/*
+ * The rolling mechanism of `width` steps that carries over a running
+ * mechanism's budget (epsilon, or rho with DP_FLAG_ZCDP), step bound,
+ * privacy unit (contributions, per observation), key and partition and the
+ * pan-private and consistent options; its kind, horizon and parameters are
+ * left behind.  Not validated: the caller validates, so that an option the
+ * rolling kind refuses (consistent) is reported with its reason.
+ */
+void
+dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width, dp_mechanism *rolling)
+{
+	*rolling = *running;
+	rolling->kind = DP_MECHANISM_ROLLING;
+	rolling->horizon = 0;
+	rolling->block = width;
+	rolling->shape = 0;
+}
+
+static const dp_kind_parameter rolling_parameters[] = {
+	{.name = "width", .range = "between 1 and {max_plain}",
+		.default_text = NULL,
+		.detail = "width was {value}.",
+	.hint = "The width is the number of steps a release sums: 7 for a 7-day rolling count of daily rows."},
+	{.name = NULL}
+};
+
+static const dp_kind_refusal rolling_refusals[] = {
+	{DP_ERROR_OPTION, "consistent", "the {kind} mechanism does not accept the consistent option",
+		"A rolling sum goes down as well as up: releases that never decrease would be wrong.",
+	"Leave dp_consistent out; round or clamp the releases yourself if needed (post-processing)."},
+	{.status = DP_OK}
+};
+
+const dp_counter_kind dp_rolling_kind = {
+	.name = "rolling",
+	.kind = DP_MECHANISM_ROLLING,
+	.bounded = false,
+	.has_block = true,
+	.block_name = "width",
+	.default_block = NULL,
+	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_KEYED | DP_FLAG_PERSON |
+	DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
+	.validate = rolling_validate,
+	.node_count = rolling_node_count,
+	.noise_class = rolling_noise_class,
+	.start = rolling_start,
+	.push = rolling_push,
+	.persist = rolling_persist,
+	.resume = rolling_resume,
+	.noise_groups = rolling_noise_groups,
+	.block_max = ROLLING_WIDTH_MAX,
+	.parameters = rolling_parameters,
+	.refusals = rolling_refusals,
+	.auto_rank = 0,
+};
