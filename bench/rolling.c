@@ -67,6 +67,14 @@
 
 #include "dp_counter.h"
 
+/* the decayed kind (issue 30) releases in units of 2^-f; built where present */
+#if defined(__has_include)
+#if __has_include("dp_decayed.h")
+#include "dp_decayed.h"
+#define HAVE_DECAYED 1
+#endif
+#endif
+
 #ifndef DP_TEST_NOISE_HOOK
 #error "bench/rolling.c reads the noise through the core's test hook: build it with -DDP_TEST_NOISE_HOOK"
 #endif
@@ -100,7 +108,8 @@ static const bench_entry entries[] = {
 	{"honaker_2", ROLE_BASELINE, "honaker(epsilon=1,horizon={T},arity=2,max_per_step=1)", true},
 	{"kary", ROLE_BASELINE, "kary(epsilon=1,horizon={T},max_per_step=1)", false},
 	{"rolling", ROLE_ROLLING, "rolling(epsilon=1,width={W},max_per_step=1)", false},
-	{"decayed", ROLE_DECAYED, "decayed(epsilon=1,gamma=0.9,max_per_step=1)", false},
+	{"decayed", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.9)", false},
+	{"decayed_0.99", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.99)", false},
 };
 
 #define ENTRY_COUNT ((int) (sizeof(entries) / sizeof(entries[0])))
@@ -125,6 +134,18 @@ typedef struct probe_state
 
 static probe_state probe;
 static bool zcdp_run;
+static int	release_fraction_bits;	/* the release is in units of 2^-this */
+
+/* 2^-f for the decayed kind, whose releases are fixed point; else 0 */
+static int
+fraction_bits(const dp_mechanism *mechanism)
+{
+#ifdef HAVE_DECAYED
+	if (strcmp(dp_counter_kind_by_id(mechanism->kind)->name, "decayed") == 0)
+		return dp_decayed_fraction_bits(mechanism);
+#endif
+	return 0;
+}
 
 static dp_int128
 probe_hook(void *context, const dp_counter *counter, const dp_scale *scale, int node,
@@ -231,7 +252,7 @@ trace(exact_result *r, dp_counter *fork, int64_t s, double *c, dp_random *rng)
 	probe.target = -1;
 	for (;;)
 	{
-		c[t] = ldexp((double) fork->release, -probe.shift);
+		c[t] = ldexp((double) fork->release, -probe.shift - release_fraction_bits);
 		if (state_is_zero(fork) || t == r->horizon)
 			break;
 		if (dp_counter_push(fork, 0, rng) != DP_OK)
@@ -248,7 +269,7 @@ trace(exact_result *r, dp_counter *fork, int64_t s, double *c, dp_random *rng)
 
 static bool
 exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_widths,
-		  int width_count, exact_result *r, char *note, size_t note_size)
+		  int width_count, bool describe_only, exact_result *r, char *note, size_t note_size)
 {
 	size_t		size = dp_counter_size(mechanism);
 	dp_counter *main_counter = malloc(size),
@@ -270,6 +291,7 @@ exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_
 		r->kappa4[w] = calloc((size_t) horizon + 1, sizeof(double));
 	}
 	zcdp_run = (mechanism->flags & DP_FLAG_ZCDP) != 0;
+	release_fraction_bits = fraction_bits(mechanism);
 	dp_random_init_keyed(&rng, "rolling bench", 13);
 	dp_test_noise_hook = probe_hook;
 	dp_test_noise_hook_context = NULL;
@@ -283,7 +305,7 @@ exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_
 		dp_test_noise_hook = NULL;
 		return false;
 	}
-	start_draws = probe.count;
+	start_draws = describe_only ? 0 : probe.count;
 	for (int k = 0; k < start_draws; k++)
 	{
 		probe.count = 0;
@@ -296,7 +318,7 @@ exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_
 		probe.target = k;		/* trace() reads the target's scale and shift */
 		trace(r, fork, 1, c, &rng);
 	}
-	for (int64_t s = 1; s <= horizon; s++)
+	for (int64_t s = 1; s <= horizon && !describe_only; s++)
 	{
 		int			draws;
 
@@ -327,8 +349,17 @@ exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_
 	{
 		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
 		int			count = dp_counter_noise_groups_at(main_counter, t, groups);
-		double		described = dp_noise_sum_variance(groups, count);
-		double		read = r->variance[width_count][t];
+		double		described = ldexp(dp_noise_sum_variance(groups, count),
+									  -2 * release_fraction_bits);
+		double		read;
+
+		if (describe_only)
+		{
+			/* the release alone, from its description (width_count is 0) */
+			r->variance[0][t] = described;
+			continue;
+		}
+		read = r->variance[width_count][t];
 		double		gap = fabs(read - described) / (described > 0 ? described : 1);
 
 		if (gap > r->worst_description)
@@ -420,7 +451,7 @@ points_main(const char *text, int64_t horizon, int64_t width)
 	int64_t		one_width[1] = {width};
 
 	if (!parse_text(text, &mechanism, note, sizeof(note)) ||
-		!exact_run(&mechanism, horizon, one_width, width > 0 ? 1 : 0, &r, note, sizeof(note)))
+		!exact_run(&mechanism, horizon, one_width, width > 0 ? 1 : 0, false, &r, note, sizeof(note)))
 	{
 		fprintf(stderr, "%s\n", note);
 		return 2;
@@ -597,7 +628,14 @@ main(int argc, char **argv)
 				char		text[DP_MECHANISM_TEXT_BYTES];
 				char	   *note = notes[e][h][w];
 				bool		per_width = entries[e].role == ROLE_ROLLING;
-				int			count = per_width ? 1 : WIDTH_COUNT;
+				bool		decayed_kind = entries[e].role == ROLE_DECAYED;
+				int			count = per_width ? 1 : decayed_kind ? 0 : WIDTH_COUNT;
+				/*
+				 * The decayed kind folds every closed block into one total
+				 * that its terms never leave: read at T = 365, from its
+				 * description beyond (the same figures where both are had).
+				 */
+				bool		describe_only = decayed_kind && horizon > 4096;
 				const int64_t *ws = per_width ? &widths[w] : widths;
 
 				if (!per_width && w > 0)
@@ -605,7 +643,7 @@ main(int argc, char **argv)
 				fill_text(entries[e].text, horizon, widths[w], text, sizeof(text));
 				if (!parse_text(text, &mechanism, note, 512))
 					continue;
-				if (!exact_run(&mechanism, horizon, ws, count, &r, note, 512))
+				if (!exact_run(&mechanism, horizon, ws, count, describe_only, &r, note, 512))
 					continue;
 				if (note[0] != '\0')
 				{
@@ -614,7 +652,7 @@ main(int argc, char **argv)
 				}
 				fprintf(stderr, "%s T=%lld: %lld terms, %lld steps read\n", text,
 						(long long) horizon, (long long) r.terms, (long long) r.steps_read);
-				for (int k = 0; k < count; k++)
+				for (int k = 0; k < (count > 0 ? count : 1); k++)
 				{
 					int			slot = per_width ? w : k;
 					summary    *s = &results[e][h][slot];
@@ -755,17 +793,20 @@ main(int argc, char **argv)
 	}
 	if (decayed >= 0)
 	{
-		printf("\nThe decayed sum (not a window; its release's variance by t):\n\n");
-		printf("| T | mechanism | at t = 1 | at t = T | mean | max |\n|---|---|---|---|---|---|\n");
-		for (int h = 0; h < HORIZON_COUNT; h++)
-		{
-			const summary *s = &results[decayed][h][0];
+		printf("\nThe decayed sum (not a window; its release's variance by t%s):\n\n",
+			   largest > 4096 ? "; at T = 2^16 from its noise description" : "");
+		printf("| T | mechanism | at t = 1 | at t = T | mean | max | mean over the second half |\n"
+			   "|---|---|---|---|---|---|---|\n");
+		for (int e = decayed; e < ENTRY_COUNT; e++)
+			for (int h = 0; h < HORIZON_COUNT; h++)
+			{
+				const summary *s = &results[e][h][0];
 
-			if (!s->present)
-				continue;
-			printf("| %lld | %s | %.1f | %.1f | %.1f | %.1f |\n", (long long) horizons[h], s->text,
-				   s->first, s->last, s->mean, s->max);
-		}
+				if (entries[e].role != ROLE_DECAYED || !s->present)
+					continue;
+				printf("| %lld | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n", (long long) horizons[h],
+					   s->text, s->first, s->last, s->mean, s->max, s->mean_late);
+			}
 	}
 	printf("\n");
 	for (int e = 0; e < ENTRY_COUNT; e++)
