@@ -3,8 +3,13 @@
 -- aggregate (window, ordered aggregate, _state and the stored state), the
 -- mechanism in the running forms, the moving frame's hint, keyed noise,
 -- a managed stream and a partitioned publication with a rolling mechanism.
+-- Runs in a database of its own: its budgets, keys, stream and publication
+-- stay out of the catalogs later tests list.
+\set regress_database :DBNAME
+CREATE DATABASE dp_rolling;
+\c dp_rolling
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS dp_stream;
+CREATE EXTENSION dp_stream;
 RESET client_min_messages;
 SET extra_float_digits = 0;
 SET dp_stream.seed = 'rolling';
@@ -143,6 +148,36 @@ SELECT dp_sum(kwh, 0, 10, dp_hybrid(1.0)) OVER (ORDER BY day ROWS 27 PRECEDING) 
 SELECT dp_count(n, dp_auto(1.0, 365, 11))
          OVER (ORDER BY day RANGE BETWEEN 6 PRECEDING AND CURRENT ROW) FROM rolling_admissions_data WHERE ward = 1;
 
+-- the SQLSTATE of every refusal above
+CREATE FUNCTION rolling_sqlstate(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE statement;
+  RETURN 'accepted';
+EXCEPTION WHEN others THEN
+  RETURN SQLSTATE;
+END $$;
+SELECT rolling_sqlstate(s) AS sqlstate, s AS statement
+FROM unnest(ARRAY[
+  'SELECT dp_rolling(1, NULL, 1)',
+  'SELECT dp_rolling(1, 0, 1)',
+  'SELECT dp_rolling(1, 512, 1)',
+  'SELECT dp_rolling(0, 7, 1)',
+  'SELECT dp_consistent(dp_rolling(1, 7, 1))',
+  $q$SELECT 'rolling(epsilon=1,width=7,horizon=100)'::dp_mechanism$q$,
+  'SELECT dp_rolling_of(dp_consistent(dp_binary(1, 100, 1)), 7)',
+  'SELECT dp_rolling_count(n, NULL, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, 7, NULL) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, 1000, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, day, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365)) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11)) OVER () FROM rolling_admissions_data',
+  'SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11)) FILTER (WHERE n > 0) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_rolling_count_state(n, 7, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data',
+  'SELECT dp_count(n, dp_auto(1.0, 365, 11)) OVER (ORDER BY day ROWS 6 PRECEDING) FROM rolling_admissions_data',
+  'SELECT dp_rolling_sum(kwh, 10, 0, 3, dp_hybrid(1.0)) OVER (ORDER BY day) FROM rolling_readings'
+]) s;
+DROP FUNCTION rolling_sqlstate(text);
+
 -- ===== a managed stream with a rolling mechanism =====
 SELECT dp_stream.create_stream('rolling_admissions', 'count', dp_rolling(1.0, 7, 50),
                                first_period => '2026-01-01');
@@ -181,4 +216,5 @@ FROM dp_stream.publish('ward_week', '2026-01-01',
           FROM rolling_admissions_data WHERE day <= 3),
     through => '2026-01-03');
 
-DROP TABLE rolling_admissions_data, rolling_readings, stored;
+\c :regress_database
+DROP DATABASE dp_rolling;
