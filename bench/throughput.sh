@@ -12,6 +12,11 @@
 #   bench/throughput.sh --profile  also `perf record -g` of the backend running
 #                                  each private query once; the top symbols
 #                                  (self time) go to bench/out/profile_<row>.txt
+#   BENCH_ONLY=keyed bench/throughput.sh   only the rows whose label contains
+#                                  the text (here the keyed view under keys of
+#                                  derivation 2 and 1); BENCH_ROWS,
+#                                  BENCH_PARTITIONS, BENCH_METERS, BENCH_REPS
+#                                  set the sizes
 #
 # The noise of a row: half the relative range (max - min) / median of the
 # plain query's repetitions plus the same of the private query's.  A row
@@ -64,6 +69,13 @@ VACUUM ANALYZE;
 SELECT dp_stream.create_budget('bench_meters', 10);
 SELECT dp_stream.create_key('bench_meter_kwh', dp_binary(1.0, 301), 'bench_meters',
                             statistic => 'variance', lower => 0, upper => 10) IS NOT NULL;
+-- and a key of derivation 1, as every key registered before 0.17.0 keeps
+-- (docs/keyed_noise.md): the same view under it, for comparison
+SELECT dp_stream.create_key('bench_meter_kwh_v1', dp_binary(1.0, 301), 'bench_meters',
+                            statistic => 'variance', lower => 0, upper => 10) IS NOT NULL;
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET derivation = 1 WHERE key = 'bench_meter_kwh_v1';
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 SQL
 
 . bench/timing.sh
@@ -78,6 +90,8 @@ row=0
 bench_pair() {
   local label=$1 target=$2 plain=$3 private=$4 p d r noise verdict
   row=$((row + 1))
+  # BENCH_ONLY=pattern: only the rows whose label contains it
+  case $label in *"${BENCH_ONLY:-}"*) ;; *) return ;; esac
   if [ -n "$quick" ]; then
     local pc dc
     pc=$(psql -X -At -v ON_ERROR_STOP=1 -c "$plain" 2>&1 | tail -1) || true
@@ -166,14 +180,25 @@ CREATE MATERIALIZED VIEW keyed_view AS
   SELECT meter, day, dp_summary(kwh, 0, 10, dp_keyed(dp_binary(1.0, 301), 'bench_meter_kwh',
                                                      partition => meter)) OVER m AS summary
   FROM readings WINDOW m AS (PARTITION BY meter ORDER BY day $w) WITH NO DATA;
+CREATE MATERIALIZED VIEW keyed_view_v1 AS
+  SELECT meter, day, dp_summary(kwh, 0, 10, dp_keyed(dp_binary(1.0, 301), 'bench_meter_kwh_v1',
+                                                     partition => meter)) OVER m AS summary
+  FROM readings WINDOW m AS (PARTITION BY meter ORDER BY day $w) WITH NO DATA;
 SQL
   if [ -n "$quick" ]; then
     bench_pair "keyed dp_summary view, $meters x 301" 1.5 \
       "REFRESH MATERIALIZED VIEW plain_view; SELECT count(*) FROM plain_view" \
       "REFRESH MATERIALIZED VIEW keyed_view; SELECT count(*) FROM keyed_view"
+    bench_pair "keyed dp_summary view, derivation 1, $meters x 301" 1.5 \
+      "REFRESH MATERIALIZED VIEW plain_view; SELECT count(*) FROM plain_view" \
+      "REFRESH MATERIALIZED VIEW keyed_view_v1; SELECT count(*) FROM keyed_view_v1"
   else
+    # a key registered since 0.17.0 (derivation 2), the row of the table
     bench_pair "keyed dp_summary view refresh, $meters x 301 (avg, var_samp)" 1.5 \
       "REFRESH MATERIALIZED VIEW plain_view" "REFRESH MATERIALIZED VIEW keyed_view"
+    # a key registered before (derivation 1, kept for good): no target
+    bench_pair "keyed view, derivation 1 (a key made before 0.17.0)" 99 \
+      "REFRESH MATERIALIZED VIEW plain_view" "REFRESH MATERIALIZED VIEW keyed_view_v1"
   fi
   if [ -z "$quick" ]; then
     echo

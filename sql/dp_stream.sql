@@ -1358,12 +1358,20 @@ CREATE TABLE dp_stream.keys (
     dataset text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     created_by name DEFAULT SESSION_USER NOT NULL,
-    noise_secret bigint
+    noise_secret bigint,
+    derivation smallint DEFAULT 1 NOT NULL,
+    CONSTRAINT keys_derivation_check CHECK ((derivation = ANY (ARRAY[1, 2])))
 );
 ALTER TABLE ONLY dp_stream.keys
     ADD CONSTRAINT keys_pkey PRIMARY KEY (key);
 COMMENT ON TABLE dp_stream.keys IS 'keys of keyed noise, each with the one mechanism, computation and role it may be used with';
 COMMENT ON COLUMN dp_stream.keys.noise_secret IS 'the id of the noise secret (dp_stream.secrets) the key draws under; a draw under any other is refused';
+-- The derivation of the key's noise terms (0.17.0, docs/keyed_noise.md):
+-- 1 for every key registered before 0.17.0, forever (another derivation
+-- would release the same data again with independent noise); register_key
+-- writes 2.  The default is 1 so that rows without the column (a dump of an
+-- older version restored into this one) keep the derivation they drew with.
+COMMENT ON COLUMN dp_stream.keys.derivation IS 'how the key''s noise terms are derived: 1 (keys registered before 0.17.0), 2 (registered since: one PRF evaluation a term); fixed for the key''s life';
 
 CREATE TABLE dp_stream.publications (
     name text NOT NULL,
@@ -1828,8 +1836,8 @@ BEGIN
       USING ERRCODE = 'insufficient_privilege', DETAIL = format('Role %s is not a member of %s.', session_user, used_by), HINT = format('Register the key for a role %s is a member of, or have a superuser run GRANT %s TO %s first.', session_user, used_by, pg_catalog.quote_ident(session_user));
   END IF;
   keyed := @extschema@.dp_keyed(mechanism, key);
-  INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, dataset, noise_secret)
-  VALUES (key, keyed, used_by, computes, dataset, dp_stream.keyed_noise_secret());
+  INSERT INTO dp_stream.keys (key, mechanism, used_by, computes, dataset, noise_secret, derivation)
+  VALUES (key, keyed, used_by, computes, dataset, dp_stream.keyed_noise_secret(), 2);
   IF dataset IS NOT NULL THEN
     PERFORM dp_stream.charge(dataset, @extschema@.dp_epsilon(keyed), format('key %s', key));
   END IF;

@@ -111,8 +111,8 @@ is "a state sealed on the coordinator opens on a worker, with the same estimate"
 
 # keyed per-meter windows pushed down release what one node releases
 q 0 "SELECT dp_stream.create_key('meters', $mech) IS NOT NULL" >/dev/null
-keys=$(for i in 1 2; do q "$i" "SELECT key || ' ' || (noise_secret = dp_stream.keyed_noise_secret()) FROM dp_stream.keys"; done | tr '\n' ' ')
-is "create_key on the coordinator registers the key on both workers, under the cluster's noise secret" "$keys" "meters true meters true "
+keys=$(for i in 1 2; do q "$i" "SELECT key || ' ' || (noise_secret = dp_stream.keyed_noise_secret()) || ' ' || derivation FROM dp_stream.keys"; done | tr '\n' ' ')
+is "create_key on the coordinator registers the key on both workers, under the cluster's noise secret, with its derivation (2)" "$keys" "meters true 2 meters true 2 "
 plan=$(q 0 "EXPLAIN (COSTS OFF) $(release readings)")
 echo "$plan" | grep -q 'Task Count: 8' && echo "$plan" | grep -q 'WindowAgg'
 check $? "the keyed per-meter window is pushed down to the workers (EXPLAIN: 8 tasks, each with its WindowAgg)" "$plan"

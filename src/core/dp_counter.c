@@ -150,6 +150,9 @@ clear_progress(dp_counter *counter)
 	counter->noise_prf_ready = false;
 	memset(counter->noise_prf_key, 0, sizeof(counter->noise_prf_key));
 	memset(&counter->noise_prf, 0, sizeof(counter->noise_prf));
+	counter->derivation = DP_DERIVATION_1;
+	memset(&counter->noise_prf_wide, 0, sizeof(counter->noise_prf_wide));
+	memset(counter->noise_opening_key, 0, sizeof(counter->noise_opening_key));
 }
 
 /* the kind's nodes at step 0, their opening noise drawn */
@@ -222,6 +225,15 @@ dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism
 							  const unsigned char *noise_key, bool table_sampler, dp_random *rng,
 							  const char **field)
 {
+	return dp_counter_start_derived(counter, mechanism, noise_key, table_sampler,
+									DP_DERIVATION_1, rng, field);
+}
+
+dp_status
+dp_counter_start_derived(dp_counter *counter, const dp_mechanism *mechanism,
+						 const unsigned char *noise_key, bool table_sampler, int derivation,
+						 dp_random *rng, const char **field)
+{
 	dp_status	status = dp_counter_prepare(counter, mechanism, field);
 
 	if (status != DP_OK)
@@ -231,6 +243,7 @@ dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism
 		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
 		counter->has_noise_key = true;
 		counter->table_sampler = table_sampler;
+		counter->derivation = derivation == DP_DERIVATION_2 ? DP_DERIVATION_2 : DP_DERIVATION_1;
 	}
 	open_nodes(counter, rng);
 	return DP_OK;
@@ -253,10 +266,38 @@ void	   *dp_test_noise_hook_context = NULL;
  * distinct PRF input, so with a key drawn at random the terms are as
  * independent as draws from one stream; with the same key, the same
  * position and the same content always give the same term.
+ *
+ * Derivation 1 (every key made up to 0.16.0): each term reads ChaCha20
+ * under BLAKE2b-256(K, step | node | role | content), K the noise key: one
+ * BLAKE2b compression and two ChaCha20 blocks a term.
+ *
+ * Derivation 2 (keys registered since 0.17.0), two families of inputs, one
+ * PRF evaluation a term and no per-term key derivation for opening terms:
+ *   - an opening term (no content) reads ChaCha20 under the opening key
+ *     K_open = BLAKE2b-256(K, "dp_stream derivation 2: opening terms"),
+ *     made once per counter, with nonce = step and block counter starting
+ *     at node * 2^32.  ChaCha20's block function under a secret key is a
+ *     PRF of its 128-bit input (nonce, counter); distinct (step, node) give
+ *     disjoint ranges of inputs (a draw reads far fewer than 2^32 blocks,
+ *     node < DP_COUNTER_MAX_NODES), so no two opening terms share keystream.
+ *   - a term with content (closing, item) reads W = BLAKE2b-512(K, step |
+ *     node | role | content), one compression: W's second half first, then
+ *     ChaCha20 under W's first half, generated only when a draw reads more
+ *     than 32 bytes.  Distinct positions are distinct PRF inputs, so their
+ *     outputs, and the streams they key, are independent.
+ * The three uses of K are domain-separated by BLAKE2b's parameter block
+ * (digest length 32 against 64) and by the message length (37 against 32),
+ * and K_open is used by ChaCha20 only.  Modelling keyed BLAKE2b and
+ * ChaCha20 as PRFs, every term of derivation 2 is an independent draw of
+ * its distribution, as in derivation 1; the values differ, which is why a
+ * key keeps the derivation it was made with.
  */
+static const char opening_label[] = "dp_stream derivation 2: opening terms";
+
 /* step, node, role, content: one block of the derivation's BLAKE2b */
 #define NOISE_POSITION_BYTES (8 + 4 + 4 + 16)
 _Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
+_Static_assert(sizeof(opening_label) - 1 != NOISE_POSITION_BYTES, "the opening label is no position");
 
 dp_int128
 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int node,
@@ -307,10 +348,20 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 		memcmp(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES) != 0)
 	{
 		dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
+		dp_random_prf_prepare_wide(&counter->noise_prf_wide, counter->noise_key);
+		dp_random_derive_key(counter->noise_opening_key, counter->noise_key,
+							 opening_label, sizeof(opening_label) - 1);
 		memcpy(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES);
 		counter->noise_prf_ready = true;
 	}
-	dp_random_init_derived_prf(&derived, &counter->noise_prf, position, sizeof(position));
+	if (counter->derivation != DP_DERIVATION_2)
+		dp_random_init_derived_prf(&derived, &counter->noise_prf, position, sizeof(position));
+	else if (role == DP_NOISE_OPEN && content == 0)
+		dp_random_init_opening(&derived, counter->noise_opening_key, (uint64_t) counter->steps,
+							   (uint32_t) node);
+	else
+		dp_random_init_derived_wide(&derived, &counter->noise_prf_wide, position,
+									sizeof(position));
 	derived.table_sampler = counter->table_sampler;
 	derived.samplers = rng->samplers;
 	draw = family_draw(counter, &derived, scale);

@@ -33,6 +33,14 @@
 #define DP_COUNTER_MAX_NODES 1024
 #define DP_NOISE_KEY_BYTES 32
 
+/*
+ * The derivations of keyed noise terms from a noise key (dp_counter_noise):
+ * 1 (up to 0.16.0, and every key made then, forever), 2 (keys registered
+ * since 0.17.0).
+ */
+#define DP_DERIVATION_1 1
+#define DP_DERIVATION_2 2
+
 struct dp_counter
 {
 	dp_mechanism mechanism;
@@ -65,6 +73,18 @@ struct dp_counter
 	bool		noise_prf_ready;
 	unsigned char noise_prf_key[DP_NOISE_KEY_BYTES];
 	dp_random_prf noise_prf;
+	/*
+	 * Which derivation the keyed terms use (DP_DERIVATION_1 or 2, see
+	 * dp_counter_noise): part of the key, fixed when the key is made
+	 * (a registered key's `derivation`), persisted with it (noise key
+	 * flags 3 and 4), never changed: another derivation would draw the
+	 * same data again with independent noise.  With derivation 2 the cache
+	 * above also holds the key prepared for the wide derivation and the
+	 * opening terms' ChaCha20 key.
+	 */
+	int			derivation;
+	dp_random_prf noise_prf_wide;
+	unsigned char noise_opening_key[DP_RANDOM_KEY_BYTES];
 	/*
 	 * Draw the keyed terms with the constant-time table sampler
 	 * (dp_laplace_table.h) rather than the reference sampler: set for the
@@ -247,6 +267,14 @@ dp_counter_default_table_sampler(const dp_random *rng, const dp_mechanism *mecha
 extern dp_status dp_counter_start_with_sampler(dp_counter *counter, const dp_mechanism *mechanism,
 											   const unsigned char *noise_key, bool table_sampler,
 											   dp_random *rng, const char **field);
+
+/*
+ * The same with the derivation of the keyed terms (DP_DERIVATION_1 or
+ * DP_DERIVATION_2; ignored without a noise key).
+ */
+extern dp_status dp_counter_start_derived(dp_counter *counter, const dp_mechanism *mechanism,
+										  const unsigned char *noise_key, bool table_sampler,
+										  int derivation, dp_random *rng, const char **field);
 
 /* One time step.  The value is clamped into [0, max_per_step] silently. */
 extern dp_status dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng);

@@ -170,6 +170,7 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *given, bool repeatable
 	dp_status	status;
 	dp_random  *rng;
 	bool		table_sampler;
+	int			derivation = DP_DERIVATION_1;
 	dp_mechanism unpartitioned;
 	dp_mechanism repeatable_mechanism;
 	const dp_mechanism *mechanism = given;
@@ -182,7 +183,7 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *given, bool repeatable
 	}
 	if (mechanism->flags & DP_FLAG_KEYED)
 	{
-		table_sampler = dp_keyed_noise_key(mechanism, "count", noise_key);
+		table_sampler = dp_keyed_noise_key(mechanism, "count", noise_key, &derivation);
 		rng = dp_backend_random();
 		/* the noise key binds the partition; the counter (and a stored state) does not carry it */
 		unpartitioned = *mechanism;
@@ -197,8 +198,8 @@ dp_counter_begin(dp_counter *counter, const dp_mechanism *given, bool repeatable
 	}
 	else
 		return dp_counter_start(counter, mechanism, dp_backend_random(), field);
-	status = dp_counter_start_with_sampler(counter, mechanism, noise_key, table_sampler, rng,
-										   field);
+	status = dp_counter_start_derived(counter, mechanism, noise_key, table_sampler, derivation,
+									  rng, field);
 	explicit_bzero(noise_key, sizeof(noise_key));
 	return status;
 }

@@ -287,7 +287,7 @@ mechanism_by_name(FunctionCallInfo fcinfo, bool zcdp)
 	horizon = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(3))
 		block = PG_GETARG_INT64(3);
-	else if (kind->has_block &&
+	else if (kind->has_block && kind->default_block != NULL &&
 			 (!kind->bounded || (horizon >= 1 && horizon <= DP_HORIZON_MAX)))
 	{
 		block = kind->default_block(horizon);

@@ -552,10 +552,11 @@ dp_secret_by_id(uint64 key_id, unsigned char *secret)
  */
 static void
 check_registration(const dp_mechanism *mechanism, const char *computes, int64 *noise_secret,
-				   bool *noise_secret_recorded)
+				   bool *noise_secret_recorded, int *derivation)
 {
 	Oid			keys = extension_table("keys");
 	AttrNumber	noise_secret_column = get_attnum(keys, "noise_secret");
+	AttrNumber	derivation_column = get_attnum(keys, "derivation");
 	Relation	relation = table_open(keys, AccessShareLock);
 	TupleDesc	descriptor = RelationGetDescr(relation);
 	TableScanDesc scan = table_beginscan(relation, reading_snapshot(), 0, NULL);
@@ -611,6 +612,24 @@ check_registration(const dp_mechanism *mechanism, const char *computes, int64 *n
 			*noise_secret_recorded = !null_secret;
 			if (!null_secret)
 				*noise_secret = DatumGetInt64(recorded);
+		}
+		/*
+		 * The derivation of its terms (0.17.0): 1 for every key registered
+		 * before (the update script's default for existing rows, and what a
+		 * database not yet updated has), 2 for keys registered since.
+		 */
+		if (derivation)
+		{
+			*derivation = DP_DERIVATION_1;
+			if (derivation_column != InvalidAttrNumber)
+			{
+				bool		null_derivation;
+				Datum		recorded = heap_getattr(tuple, derivation_column, descriptor,
+													&null_derivation);
+
+				if (!null_derivation && DatumGetInt16(recorded) == DP_DERIVATION_2)
+					*derivation = DP_DERIVATION_2;
+			}
 		}
 		/*
 		 * Registered by this transaction (or one of its subtransactions):
@@ -676,7 +695,7 @@ check_registration(const dp_mechanism *mechanism, const char *computes, int64 *n
 void
 dp_keyed_check_user(const dp_mechanism *mechanism)
 {
-	check_registration(mechanism, NULL, NULL, NULL);
+	check_registration(mechanism, NULL, NULL, NULL, NULL);
 }
 
 /* The columns dp_publication reads (dp_stream.publications, 0.13.0). */
@@ -765,6 +784,8 @@ dp_publication_registered(const char *name)
  * and so the noise, it had before.  The registration is checked without the
  * partition: a key is registered once for all its partitions.
  *
+ * Sets *derivation to the key's derivation (dp_stream.keys.derivation,
+ * DP_DERIVATION_1 or 2), which the counters carry and a state persists.
  * Returns whether its terms are drawn by the table sampler: they are when
  * the database has a "table_noise" secret (0.11.0: installed where no key
  * had been registered yet, or made by
@@ -772,7 +793,8 @@ dp_publication_registered(const char *name)
  * the "noise" secret's, so the two samplers never draw under one key.
  */
 bool
-dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned char *noise_key)
+dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned char *noise_key,
+				   int *derivation)
 {
 	unsigned char secret[DP_SEAL_KEY_BYTES];
 	char		mechanism_text[DP_MECHANISM_TEXT_BYTES];
@@ -784,7 +806,7 @@ dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context, unsigned 
 	uint64		secret_id = 0;
 
 	memset(registered.partition, 0, sizeof(registered.partition));
-	check_registration(&registered, context, &recorded, &recorded_known);
+	check_registration(&registered, context, &recorded, &recorded_known, derivation);
 	table_sampler = find_secret(OLDEST_TABLE_NOISE, 0, secret, &secret_id);
 	if (!table_sampler && !find_secret(OLDEST_NOISE, 0, secret, &secret_id))
 		ereport(ERROR,

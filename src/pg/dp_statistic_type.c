@@ -78,10 +78,12 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *given, bool r
 		char	   *computed = dp_statistic_computes(spec);
 		unsigned char noise_key[DP_NOISE_KEY_BYTES];
 
-		bool		table_sampler = dp_keyed_noise_key(&spec->mechanism, computed, noise_key);
+		int			derivation;
+		bool		table_sampler = dp_keyed_noise_key(&spec->mechanism, computed, noise_key,
+													   &derivation);
 
-		dp_statistic_start_with_sampler(statistic, &layout, noise_key, table_sampler,
-										dp_backend_random());
+		dp_statistic_start_derived(statistic, &layout, noise_key, table_sampler, derivation,
+								   dp_backend_random());
 		explicit_bzero(noise_key, sizeof(noise_key));
 		pfree(computed);
 	}

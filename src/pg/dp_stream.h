@@ -28,7 +28,7 @@ extern bool dp_sealing_installed(void);
 extern void dp_secret_for_sealing(unsigned char *secret, uint64 *key_id);
 extern bool dp_secret_by_id(uint64 key_id, unsigned char *secret);
 extern bool dp_keyed_noise_key(const dp_mechanism *mechanism, const char *context,
-							   unsigned char *noise_key);
+							   unsigned char *noise_key, int *derivation);
 
 /*
  * Sealed values (dp_sealed.c).  dp_sealed_datum seals a core serialization

@@ -157,6 +157,14 @@ test_step_bound(void)
 	tap_ok(dp_mechanism_parse(&cursor, &back, &error) != DP_OK &&
 		   strcmp(error.field, "max_per_step") == 0,
 		   "max_per_step=0 in text is refused: one mechanism, one text");
+	/* a parameter without a default: the rolling window's width */
+	cursor = "rolling(epsilon=1,max_per_step=1)";
+	tap_ok(dp_mechanism_parse(&cursor, &back, &error) != DP_OK && strcmp(error.field, "width") == 0,
+		   "a rolling mechanism without its width is refused in text, naming the width");
+	cursor = "rolling(epsilon=1,width=7,max_per_step=1)";
+	tap_ok(dp_mechanism_parse(&cursor, &back, &error) == DP_OK && back.block == 7 &&
+		   back.kind == DP_MECHANISM_ROLLING && back.horizon == 0,
+		   "rolling(epsilon=1,width=7,max_per_step=1) reads back with its width");
 
 	/* what 0.13.0 wrote: version 1, max_per_step 1, and its text */
 	memset(old, 0, sizeof(old));

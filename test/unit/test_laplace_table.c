@@ -634,10 +634,17 @@ test_states(void)
 											  dp_counter_size(&keyed), &error);
 		tap_ok(plain_status == DP_OK && keyed_copy->table_sampler && keyed_bytes[flag_at] == 2,
 			   "a keyed mechanism's state started with the table sampler stores flag 2 and keeps it");
-		keyed_bytes[flag_at] = 3;
+		/* flags 3 and 4 (0.17.0): 1 and 2 with keyed derivation 2 */
+		keyed_bytes[flag_at] = 4;
+		plain_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
+											  dp_counter_size(&keyed), &error);
+		tap_ok(plain_status == DP_OK && keyed_copy->table_sampler &&
+			   keyed_copy->derivation == DP_DERIVATION_2,
+			   "a noise key flag of 4 reads as the table sampler with keyed derivation 2");
+		keyed_bytes[flag_at] = 5;
 		forged_status = dp_counter_deserialize(keyed_bytes, keyed_length, keyed_copy,
 											   dp_counter_size(&keyed), &error);
-		tap_ok(forged_status != DP_OK, "a noise key flag of 3 is refused (%s)",
+		tap_ok(forged_status != DP_OK, "a noise key flag of 5 is refused (%s)",
 			   forged_status != DP_OK ? error.problem : "accepted");
 		free(keyed_bytes);
 		free(keyed_copy);

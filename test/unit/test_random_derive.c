@@ -311,6 +311,128 @@ test_wipe(void)
 	tap_ok(ok, "dp_random_wipe_derived erases the key, the bit pool and the keystream written; dp_random_prf_wipe the prepared key");
 }
 
+/*
+ * Keyed derivation 2 (dp_counter_noise): the wide derivation is keyed
+ * crypto_generichash with a 64-byte output; the block pairs with a nonce
+ * are crypto_stream_chacha20's with that nonce; an opening term's stream is
+ * crypto_stream_chacha20 under the opening key, nonce = step, from block
+ * node * 2^32; a term with content reads the second half of the wide
+ * derivation, then crypto_stream_chacha20 under its first half.  Each read
+ * in pieces of random lengths.
+ */
+static void
+read_in_pieces(dp_random *stream, unsigned char *got, size_t length)
+{
+	size_t		at = 0;
+
+	while (at < length)
+	{
+		size_t		piece = 1 + input_below(40);
+
+		if (piece > length - at)
+			piece = length - at;
+		if (piece == 8)
+		{
+			uint64_t	word = dp_random_uint64(stream);
+
+			memcpy(got + at, &word, 8);
+		}
+		else
+			dp_random_bytes(stream, got + at, piece);
+		at += piece;
+	}
+}
+
+static void
+test_derivation_2(void)
+{
+	int			wide_same = 0,
+				wide_total = 0,
+				pair_same = 0,
+				pair_total = 0,
+				open_same = 0,
+				content_same = 0;
+	bool		sse2 = true;
+
+	for (int k = 0; k < KEYS; k++)
+	{
+		unsigned char key[DP_RANDOM_KEY_BYTES];
+		dp_random_prf wide;
+		unsigned char message[32];
+		unsigned char out[DP_RANDOM_PRF_WIDE_BYTES];
+		static unsigned char expected[STREAM_BYTES + 64];
+		static unsigned char got[STREAM_BYTES + 64];
+		static const unsigned char zeros[STREAM_BYTES + 64];
+		unsigned char nonce_bytes[crypto_stream_chacha20_NONCEBYTES];
+		uint64_t	step;
+		uint32_t	node;
+		dp_random	stream;
+
+		inputs(key, sizeof(key));
+		dp_random_prf_prepare_wide(&wide, key);
+		for (size_t length = 1; length <= DP_RANDOM_PRF_MAX_MESSAGE; length += 9)
+		{
+			unsigned char long_message[DP_RANDOM_PRF_MAX_MESSAGE];
+
+			inputs(long_message, length);
+			crypto_generichash(expected, DP_RANDOM_PRF_WIDE_BYTES, long_message, length, key,
+							   sizeof(key));
+			dp_random_prf_derive_wide(out, &wide, long_message, length);
+			wide_same += memcmp(expected, out, sizeof(out)) == 0;
+			wide_total++;
+		}
+
+		/* block pairs with a nonce */
+		inputs(&step, sizeof(step));
+		for (int i = 0; i < 8; i++)
+			nonce_bytes[i] = (unsigned char) (step >> (8 * i));
+		{
+			uint64_t	counter;
+
+			inputs(&counter, sizeof(counter));
+			crypto_stream_chacha20_xor_ic(expected, zeros, 128, nonce_bytes, counter, key);
+			if (dp_random_chacha20_pair_nonce(got, key, step, counter))
+			{
+				pair_same += memcmp(expected, got, 128) == 0;
+				pair_total++;
+			}
+			else
+				sse2 = false;
+		}
+
+		/* an opening term's stream */
+		node = input_below(1024);
+		crypto_stream_chacha20_xor_ic(expected, zeros, STREAM_BYTES, nonce_bytes,
+									  (uint64_t) node << 32, key);
+		dp_random_init_opening(&stream, key, step, node);
+		read_in_pieces(&stream, got, STREAM_BYTES);
+		open_same += memcmp(expected, got, STREAM_BYTES) == 0;
+		dp_random_wipe_derived(&stream);
+
+		/* a term with content */
+		inputs(message, sizeof(message));
+		crypto_generichash(out, sizeof(out), message, sizeof(message), key, sizeof(key));
+		memcpy(expected, out + DP_RANDOM_KEY_BYTES, DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES);
+		crypto_stream_chacha20_xor_ic(expected + 32, zeros, STREAM_BYTES, zero_nonce, 0, out);
+		dp_random_init_derived_wide(&stream, &wide, message, sizeof(message));
+		read_in_pieces(&stream, got, STREAM_BYTES + 32);
+		content_same += memcmp(expected, got, STREAM_BYTES + 32) == 0;
+		dp_random_wipe_derived(&stream);
+		dp_random_prf_wipe(&wide);
+	}
+	tap_ok(wide_same == wide_total, "derivation 2: %d of %d wide derivations equal 64-byte keyed crypto_generichash",
+		   wide_same, wide_total);
+	if (sse2)
+		tap_ok(pair_same == pair_total, "derivation 2: %d of %d ChaCha20 block pairs with a nonce equal libsodium's",
+			   pair_same, pair_total);
+	else
+		tap_ok(1, "derivation 2: ChaCha20 block pairs: no SSE2 in this build, libsodium serves");
+	tap_ok(open_same == KEYS, "derivation 2: %d of %d opening-term streams equal crypto_stream_chacha20 (nonce = step, from block node * 2^32)",
+		   open_same, KEYS);
+	tap_ok(content_same == KEYS, "derivation 2: %d of %d content-term streams equal the wide derivation's second half, then ChaCha20 under its first",
+		   content_same, KEYS);
+}
+
 int
 main(void)
 {
@@ -324,5 +446,6 @@ main(void)
 	test_keystream();
 	test_sampler_reads();
 	test_wipe();
+	test_derivation_2();
 	return tap_done();
 }

@@ -38,7 +38,9 @@
  *   f64 the real parameter (only for the kinds with one),
  *   u8 key name length and its characters, varint steps, varint nodes
  *     -- the public fields end here (sealing keeps them in the clear) --
- *   u8 1 when a 32-byte noise key follows, else 0; the key;
+ *   u8 1 when a 32-byte noise key follows, else 0 (2: its terms are drawn
+ *     by the table sampler; 3 and 4, since 0.17.0: 1 and 2 with keyed
+ *     derivation 2, dp_counter_noise); the key;
  *   the nodes: each a varint of its zigzag value (never 0), or 0x00 and a
  *   varint n >= 1 for a run of n zero nodes (as long as the run goes).
  * Levels a stream has not reached are zero nodes, so they cost a few bytes
@@ -160,8 +162,13 @@ compact_encode(const dp_counter *counter, unsigned char *out, size_t *public_len
 	put_varint(&w, (uint64_t) counter->node_count);
 	if (public_length)
 		*public_length = w.length;
-	/* 2: the key's terms are drawn by the table sampler */
-	put_u8(&w, counter->has_noise_key ? (counter->table_sampler ? 2 : 1) : 0);
+	/*
+	 * 2: the key's terms are drawn by the table sampler; 3 and 4 (0.17.0):
+	 * 1 and 2 with keyed derivation 2
+	 */
+	put_u8(&w, counter->has_noise_key ?
+		   (counter->table_sampler ? 2 : 1) + (counter->derivation == DP_DERIVATION_2 ? 2 : 0) :
+		   0);
 	if (counter->has_noise_key)
 		put_bytes(&w, counter->noise_key, DP_NOISE_KEY_BYTES);
 
@@ -303,6 +310,7 @@ typedef struct compact_header
 	size_t		node_count;
 	const unsigned char *noise_key;
 	bool		table_sampler;
+	int			derivation;
 	size_t		nodes_offset;
 } compact_header;
 
@@ -356,10 +364,11 @@ compact_header_read(const unsigned char *data, size_t length, dp_mechanism *mech
 		return fail(error, "nodes", "node count does not match the mechanism");
 
 	noise_key_flag = get_u8(&r);
-	if (noise_key_flag > 2)
-		return fail(error, "noise_key", "the noise key flag is not 0, 1 or 2");
+	if (noise_key_flag > 4)
+		return fail(error, "noise_key", "the noise key flag is not 0 to 4");
 	header->noise_key = noise_key_flag ? get_bytes(&r, DP_NOISE_KEY_BYTES) : NULL;
-	header->table_sampler = noise_key_flag == 2;
+	header->table_sampler = noise_key_flag == 2 || noise_key_flag == 4;
+	header->derivation = noise_key_flag >= 3 ? DP_DERIVATION_2 : DP_DERIVATION_1;
 	if (r.failed)
 		return fail(error, "length", "shorter than the state header");
 	header->nodes_offset = r.position;
@@ -445,7 +454,7 @@ dp_counter_peek(const unsigned char *data, size_t length, dp_mechanism *mechanis
 static dp_status
 load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, int64_t steps,
 	 const dp_int128 *nodes, int node_count, const unsigned char *noise_key,
-	 bool table_sampler, dp_parse_error *error)
+	 bool table_sampler, int derivation, dp_parse_error *error)
 {
 	const char *field;
 	dp_counter	header;
@@ -467,6 +476,7 @@ load(dp_counter *counter, size_t counter_bytes, const dp_mechanism *mechanism, i
 		memcpy(counter->noise_key, noise_key, DP_NOISE_KEY_BYTES);
 		counter->has_noise_key = true;
 		counter->table_sampler = table_sampler;
+		counter->derivation = derivation;
 	}
 	counter->steps = steps;
 	memcpy(counter->nodes, nodes, sizeof(dp_int128) * (size_t) node_count);
@@ -497,14 +507,15 @@ dp_counter_deserialize(const unsigned char *data, size_t length, dp_counter *cou
 		if (status != DP_OK)
 			return status;
 		return load(counter, counter_bytes, &mechanism, header.steps, nodes,
-					(int) header.node_count, header.noise_key, header.table_sampler, error);
+					(int) header.node_count, header.noise_key, header.table_sampler,
+					header.derivation, error);
 	}
 	status = dp_counter_fixed_read(data, length, &mechanism, &steps, nodes, &node_count,
 								   &noise_key, error);
 	if (status != DP_OK)
 		return status;
 	return load(counter, counter_bytes, &mechanism, steps, nodes, node_count, noise_key,
-				false, error);
+				false, DP_DERIVATION_1, error);
 }
 
 size_t
@@ -605,5 +616,6 @@ dp_counter_parse_at(const char **position, dp_mechanism *mechanism, dp_counter *
 	*position = cursor;
 	if (counter == NULL)
 		return DP_OK;
-	return load(counter, counter_bytes, mechanism, steps, nodes, count, NULL, false, error);
+	return load(counter, counter_bytes, mechanism, steps, nodes, count, NULL, false,
+				DP_DERIVATION_1, error);
 }

@@ -307,6 +307,9 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 		return fail(error, "horizon", "missing");
 	if (kind->shape_name && !(seen & SEEN_SHAPE))
 		return fail(error, kind->shape_name, "missing");
+	/* a parameter without a default (the rolling window's width) is required */
+	if (kind->has_block && !kind->default_block && !(seen & SEEN_BLOCK))
+		return fail(error, kind->block_name, "missing");
 	/* only an absent block gets the default; block=0 is left for validation to refuse */
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
 		(!kind->bounded || (mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)))

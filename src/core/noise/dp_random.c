@@ -16,7 +16,6 @@
 #include <sodium.h>
 
 /* ChaCha20 (original construction) takes a 64-bit nonce and block counter. */
-static const unsigned char zero_nonce[crypto_stream_chacha20_NONCEBYTES];
 static const unsigned char zero_block[DP_RANDOM_BUFFER_BYTES];
 
 bool
@@ -30,6 +29,8 @@ static void
 reset_fields(dp_random *rng, bool small_refills)
 {
 	rng->block_counter = 0;
+	rng->nonce = 0;
+	rng->small_until = DP_RANDOM_SMALL_REFILL_BLOCKS;
 	rng->available = 0;
 	rng->bit_pool = 0;
 	rng->bits_left = 0;
@@ -64,6 +65,46 @@ dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf, const void 
 {
 	dp_random_prf_derive(rng->key, prf, message, length);
 	reset_fields(rng, true);
+}
+
+/*
+ * Keyed derivation 2.  An opening term's stream: ChaCha20 under the opening
+ * key, nonce = the step, blocks from node * 2^32 on, so that two opening
+ * terms of a counter (distinct (step, node)) read disjoint keystream (a draw
+ * reads far fewer than 2^32 blocks).  No derivation per term.
+ */
+void
+dp_random_init_opening(dp_random *rng, const unsigned char *opening_key, uint64_t step,
+					   uint32_t node)
+{
+	memcpy(rng->key, opening_key, DP_RANDOM_KEY_BYTES);
+	reset_fields(rng, true);
+	rng->nonce = step;
+	rng->block_counter = (uint64_t) node << 32;
+	rng->small_until = rng->block_counter + DP_RANDOM_SMALL_REFILL_BLOCKS;
+}
+
+/*
+ * A term with content: one compression of the wide derivation gives 64
+ * bytes; the second half is the start of the stream (a count's draw reads
+ * 32 bytes, so it stops there), the first half keys the ChaCha20 stream
+ * that continues it when a draw reads more.  The two halves of one PRF
+ * output are independent, and the key is never read as noise.
+ */
+void
+dp_random_init_derived_wide(dp_random *rng, const dp_random_prf *wide, const void *message,
+							size_t length)
+{
+	unsigned char out[DP_RANDOM_PRF_WIDE_BYTES];
+	const size_t head = DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES;
+
+	dp_random_prf_derive_wide(out, wide, message, length);
+	memcpy(rng->key, out, DP_RANDOM_KEY_BYTES);
+	reset_fields(rng, true);
+	memcpy(rng->buffer + sizeof(rng->buffer) - head, out + DP_RANDOM_KEY_BYTES, head);
+	rng->available = head;
+	rng->written_from = sizeof(rng->buffer) - head;
+	sodium_memzero(out, sizeof(out));
 }
 
 void
@@ -144,14 +185,21 @@ refill(dp_random *rng)
 	size_t		bytes;
 	size_t		offset;
 
-	if (rng->small_refills && rng->block_counter < DP_RANDOM_SMALL_REFILL_BLOCKS)
+	if (rng->small_refills && rng->block_counter < rng->small_until)
 		blocks = 2;
 	bytes = (size_t) blocks * 64;
 	offset = sizeof(rng->buffer) - bytes;
 	if (blocks != 2 ||
-		!dp_random_chacha20_pair(rng->buffer + offset, rng->key, rng->block_counter))
+		!dp_random_chacha20_pair_nonce(rng->buffer + offset, rng->key, rng->nonce,
+									   rng->block_counter))
+	{
+		unsigned char nonce[crypto_stream_chacha20_NONCEBYTES];
+
+		for (int i = 0; i < (int) sizeof(nonce); i++)
+			nonce[i] = (unsigned char) (rng->nonce >> (8 * i));
 		crypto_stream_chacha20_xor_ic(rng->buffer + offset, zero_block, bytes,
-									  zero_nonce, rng->block_counter, rng->key);
+									  nonce, rng->block_counter, rng->key);
+	}
 	rng->block_counter += (uint64_t) blocks;
 	rng->available = bytes;
 	if (offset < rng->written_from)

@@ -30,6 +30,8 @@ typedef struct dp_random
 {
 	unsigned char key[DP_RANDOM_KEY_BYTES];
 	uint64_t	block_counter;	/* next ChaCha20 block to generate */
+	uint64_t	nonce;			/* ChaCha20's nonce: 0 but for keyed derivation 2's opening terms */
+	uint64_t	small_until;	/* block_counter below which small_refills applies */
 	size_t		available;		/* unread bytes at the end of buffer */
 	bool		keyed;			/* false until one of the init functions ran */
 	uint64_t	bit_pool;		/* unused random bits for fair coins */
@@ -88,6 +90,18 @@ extern void dp_random_init_derived(dp_random *rng, const unsigned char *key,
 extern void dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf,
 									   const void *message, size_t length);
 extern void dp_random_wipe_derived(dp_random *rng);
+/*
+ * Keyed derivation 2 (dp_counter_noise, docs/keyed_noise.md): the stream of
+ * an opening term, ChaCha20 under the counter's opening key with nonce =
+ * step from block node * 2^32; and the stream of a term with content, whose
+ * first DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES bytes are the second
+ * half of the wide derivation of the message and the rest ChaCha20 under
+ * its first half.  Wiped like dp_random_init_derived_prf's.
+ */
+extern void dp_random_init_opening(dp_random *rng, const unsigned char *opening_key,
+								   uint64_t step, uint32_t node);
+extern void dp_random_init_derived_wide(dp_random *rng, const dp_random_prf *wide,
+										const void *message, size_t length);
 /* out (32 bytes) = keyed BLAKE2b of the message under key (32 bytes). */
 extern void dp_random_derive_key(unsigned char *out, const unsigned char *key,
 								 const void *message, size_t length);

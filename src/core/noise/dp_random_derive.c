@@ -26,6 +26,18 @@
  * here may change an output bit: every published keyed or repeatable
  * release depends on it.
  *
+ * Keyed derivation 2 (keys registered since 0.17.0; dp_counter_noise
+ * states the construction and why its terms are independent PRF outputs,
+ * one per position) uses two more primitives from here: the wide
+ * derivation, keyed BLAKE2b with a 64-byte output (a parameter block of
+ * its own, so its outputs are unrelated to the 32-byte derivation's under
+ * the same key), one compression per closing or item term; and the block
+ * pairs with a nonce, so that an opening term reads ChaCha20 under a key
+ * derived once per counter, at nonce = its step and blocks from its node
+ * times 2^32, without a derivation of its own.  The unit test compares
+ * both with libsodium (crypto_generichash with a 64-byte output,
+ * crypto_stream_chacha20 with a nonce).
+ *
  * Wiping, as libsodium did: the key block's words after preparing; after a
  * term, the chaining value (the derived key) and the message block, which
  * holds a closing term's node content (data plus noise).  The prepared key
@@ -153,25 +165,39 @@ blake2b_compress(uint64_t h[8], const uint64_t m[16], uint64_t bytes, bool last)
 	h[7] ^= v7 ^ v15;
 }
 
-void
-dp_random_prf_prepare(dp_random_prf *prf, const unsigned char *key)
+/* the key block of a keyed BLAKE2b with an output of `digest` bytes */
+static void
+prf_prepare(dp_random_prf *prf, const unsigned char *key, uint64_t digest)
 {
 	uint64_t	m[16];
 
 	/*
 	 * The parameter block of an unsalted, unpersonalised BLAKE2b with a
-	 * DP_RANDOM_KEY_BYTES key and output, as crypto_generichash sets it:
-	 * digest length, key length, fanout 1, depth 1.
+	 * DP_RANDOM_KEY_BYTES key and a `digest`-byte output, as
+	 * crypto_generichash sets it: digest length, key length, fanout 1,
+	 * depth 1.
 	 */
 	for (int i = 0; i < 8; i++)
 		prf->h[i] = blake2b_iv[i];
-	prf->h[0] ^= UINT64_C(0x01010000) | ((uint64_t) DP_RANDOM_KEY_BYTES << 8) | DP_RANDOM_KEY_BYTES;
+	prf->h[0] ^= UINT64_C(0x01010000) | ((uint64_t) DP_RANDOM_KEY_BYTES << 8) | digest;
 	/* the key, zero-padded to a block, is the first block of every message */
 	memset(m, 0, sizeof(m));
 	for (int i = 0; i < DP_RANDOM_KEY_BYTES / 8; i++)
 		m[i] = load64(key + 8 * i);
 	blake2b_compress(prf->h, m, 128, false);
 	sodium_memzero(m, sizeof(m));
+}
+
+void
+dp_random_prf_prepare(dp_random_prf *prf, const unsigned char *key)
+{
+	prf_prepare(prf, key, DP_RANDOM_KEY_BYTES);
+}
+
+void
+dp_random_prf_prepare_wide(dp_random_prf *prf, const unsigned char *key)
+{
+	prf_prepare(prf, key, DP_RANDOM_PRF_WIDE_BYTES);
 }
 
 void
@@ -187,8 +213,9 @@ dp_random_prf_wipe(dp_random_prf *prf)
  * the final one, a longer one needs more blocks: no term's position is
  * either (dp_random.h).
  */
-void
-dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, size_t length)
+static void
+prf_derive(unsigned char *out, size_t out_length, const dp_random_prf *prf, const void *message,
+		   size_t length)
 {
 	unsigned char block[128];
 	uint64_t	m[16];
@@ -200,11 +227,30 @@ dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf, const void *m
 		m[i] = load64(block + 8 * i);
 	memcpy(h, prf->h, sizeof(h));
 	blake2b_compress(h, m, 128 + (uint64_t) length, true);
-	for (int i = 0; i < DP_RANDOM_KEY_BYTES / 8; i++)
+	for (size_t i = 0; i < out_length / 8; i++)
 		store64(out + 8 * i, h[i]);
 	sodium_memzero(h, sizeof(h));
 	sodium_memzero(m, sizeof(m));
 	sodium_memzero(block, sizeof(block));
+}
+
+void
+dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf, const void *message, size_t length)
+{
+	prf_derive(out, DP_RANDOM_KEY_BYTES, prf, message, length);
+}
+
+/*
+ * out (DP_RANDOM_PRF_WIDE_BYTES) = BLAKE2b-512 keyed with the key prf was
+ * prepared from by dp_random_prf_prepare_wide, of the message (1 to
+ * DP_RANDOM_PRF_MAX_MESSAGE bytes): crypto_generichash with a 64-byte
+ * output, one compression.
+ */
+void
+dp_random_prf_derive_wide(unsigned char *out, const dp_random_prf *prf, const void *message,
+						  size_t length)
+{
+	prf_derive(out, DP_RANDOM_PRF_WIDE_BYTES, prf, message, length);
 }
 
 #ifdef __SSE2__
@@ -227,15 +273,17 @@ dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf, const void *m
 	} while (0)
 
 bool
-dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
-						uint64_t counter)
+dp_random_chacha20_pair_nonce(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
+							  uint64_t nonce, uint64_t counter)
 {
-	/* "expand 32-byte k"; the two blocks' counters; the zero nonce */
+	/* "expand 32-byte k"; the two blocks' counters; the nonce */
+	const int	n0 = (int) (uint32_t) nonce;
+	const int	n1 = (int) (uint32_t) (nonce >> 32);
 	const __m128i a0 = _mm_set_epi32(0x6b206574, 0x79622d32, 0x3320646e, 0x61707865);
 	const __m128i b0 = _mm_loadu_si128((const __m128i *) key);
 	const __m128i c0 = _mm_loadu_si128((const __m128i *) (key + 16));
-	const __m128i d0 = _mm_set_epi32(0, 0, (int) (uint32_t) (counter >> 32), (int) (uint32_t) counter);
-	const __m128i e0 = _mm_set_epi32(0, 0, (int) (uint32_t) ((counter + 1) >> 32),
+	const __m128i d0 = _mm_set_epi32(n1, n0, (int) (uint32_t) (counter >> 32), (int) (uint32_t) counter);
+	const __m128i e0 = _mm_set_epi32(n1, n0, (int) (uint32_t) ((counter + 1) >> 32),
 									 (int) (uint32_t) (counter + 1));
 	__m128i		a = a0,
 				b = b0,
@@ -283,10 +331,17 @@ dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDO
 #else
 
 bool
-dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
-						uint64_t counter)
+dp_random_chacha20_pair_nonce(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
+							  uint64_t nonce, uint64_t counter)
 {
 	return false;
 }
 
 #endif							/* __SSE2__ */
+
+bool
+dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
+						uint64_t counter)
+{
+	return dp_random_chacha20_pair_nonce(out, key, 0, counter);
+}

@@ -29,7 +29,12 @@ typedef struct dp_random_prf
 /* the longest message dp_random_init_derived_prf takes (one BLAKE2b block) */
 #define DP_RANDOM_PRF_MAX_MESSAGE 128
 
+/* the output of the wide derivation (keyed derivation 2's closing terms) */
+#define DP_RANDOM_PRF_WIDE_BYTES 64
+
 extern void dp_random_prf_prepare(dp_random_prf *prf, const unsigned char *key);
+/* the same for dp_random_prf_derive_wide (BLAKE2b with a 64-byte output) */
+extern void dp_random_prf_prepare_wide(dp_random_prf *prf, const unsigned char *key);
 extern void dp_random_prf_wipe(dp_random_prf *prf);
 
 /*
@@ -41,11 +46,23 @@ extern void dp_random_prf_derive(unsigned char *out, const dp_random_prf *prf,
 								 const void *message, size_t length);
 
 /*
+ * out (DP_RANDOM_PRF_WIDE_BYTES) = keyed BLAKE2b-512 of the message (1 to
+ * DP_RANDOM_PRF_MAX_MESSAGE bytes) under the key prepared by
+ * dp_random_prf_prepare_wide: crypto_generichash with a 64-byte output.
+ */
+extern void dp_random_prf_derive_wide(unsigned char *out, const dp_random_prf *prf,
+									  const void *message, size_t length);
+
+/*
  * Blocks counter and counter + 1 of crypto_stream_chacha20 (zero nonce)
  * under key, with SSE2 (dp_random_derive.c); false, writing nothing, where
  * the build has no SSE2 (libsodium serves then).
  */
 extern bool dp_random_chacha20_pair(unsigned char out[128], const unsigned char key[DP_RANDOM_KEY_BYTES],
 									uint64_t counter);
+/* the same with a nonce (crypto_stream_chacha20's 8 bytes, little-endian) */
+extern bool dp_random_chacha20_pair_nonce(unsigned char out[128],
+										  const unsigned char key[DP_RANDOM_KEY_BYTES],
+										  uint64_t nonce, uint64_t counter);
 
 #endif							/* DP_RANDOM_DERIVE_H */

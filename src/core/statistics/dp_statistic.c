@@ -282,11 +282,20 @@ dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic *layout,
 									rng);
 }
 
-/* Each channel's noise key is derived from the statistic's and its index. */
 void
 dp_statistic_start_with_sampler(dp_statistic *statistic, const dp_statistic *layout,
 								const unsigned char *noise_key, bool table_sampler,
 								dp_random *rng)
+{
+	dp_statistic_start_derived(statistic, layout, noise_key, table_sampler, DP_DERIVATION_1,
+							   rng);
+}
+
+/* Each channel's noise key is derived from the statistic's and its index. */
+void
+dp_statistic_start_derived(dp_statistic *statistic, const dp_statistic *layout,
+						   const unsigned char *noise_key, bool table_sampler, int derivation,
+						   dp_random *rng)
 {
 	const char *field;
 
@@ -299,10 +308,10 @@ dp_statistic_start_with_sampler(dp_statistic *statistic, const dp_statistic *lay
 
 		if (noise_key)
 			dp_random_derive_key(channel_key, noise_key, label, sizeof(label));
-		(void) dp_counter_start_with_sampler(dp_statistic_counter(statistic, i),
-											 &statistic->channels[i].mechanism,
-											 noise_key ? channel_key : NULL, table_sampler,
-											 rng, &field);
+		(void) dp_counter_start_derived(dp_statistic_counter(statistic, i),
+										&statistic->channels[i].mechanism,
+										noise_key ? channel_key : NULL, table_sampler,
+										derivation, rng, &field);
 	}
 }
 

@@ -138,6 +138,10 @@ extern void dp_statistic_start_keyed(dp_statistic *statistic, const dp_statistic
 extern void dp_statistic_start_with_sampler(dp_statistic *statistic, const dp_statistic *layout,
 											const unsigned char *noise_key, bool table_sampler,
 											dp_random *rng);
+/* The same with the derivation of the keyed terms (DP_DERIVATION_1 or 2). */
+extern void dp_statistic_start_derived(dp_statistic *statistic, const dp_statistic *layout,
+									   const unsigned char *noise_key, bool table_sampler,
+									   int derivation, dp_random *rng);
 
 extern dp_counter *dp_statistic_counter(dp_statistic *statistic, int channel);
 extern const dp_counter *dp_statistic_counter_const(const dp_statistic *statistic, int channel);

@@ -56,9 +56,11 @@ BEGIN;
 INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
 VALUES (101, 'table_noise', decode(repeat('5a', 32), 'hex'), '2000-01-01'),
        (102, 'noise', decode(repeat('3c', 32), 'hex'), '2000-01-01');
--- keys record the noise secret they draw under (0.15.0): the fixed one
+-- keys record the noise secret they draw under (0.15.0): the fixed one;
+-- and, for the values of 0.11.0 below, derivation 1 (keys registered before
+-- 0.17.0 keep it)
 ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
-UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret();
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret(), derivation = 1;
 ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 
 -- what a refusal says: its SQLSTATE and message
@@ -97,6 +99,10 @@ ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 SELECT 'reference' AS sampler, * FROM pinned;
 ROLLBACK TO reference_sampler;
 \x off
+-- the rest with the derivation of keys registered since 0.17.0
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET derivation = 2;
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 -- the text of a keyed mechanism without a partition is unchanged too
 SELECT dp_keyed(dp_binary(1.0, 20, 5), 'pin_count');
 

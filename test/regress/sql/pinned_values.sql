@@ -185,7 +185,9 @@ INSERT INTO dp_stream.secrets (id, purpose, secret, created_at)
 VALUES (101, 'table_noise', decode(repeat('5a', 32), 'hex'), '2000-01-01'),
        (102, 'noise', decode(repeat('3c', 32), 'hex'), '2000-01-01');
 ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
-UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret();
+-- derivation 1: keys registered before 0.17.0 (whose releases are pinned
+-- below as they were); derivation 2 is pinned after them
+UPDATE dp_stream.keys SET noise_secret = dp_stream.keyed_noise_secret(), derivation = 1;
 ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 
 SET dp_stream.seed = 'pinned values';
@@ -223,6 +225,17 @@ ORDER BY f.o;
 RESET dp_stream.seed;
 
 -- keyed streams: the same without a seed, under the fixed secrets
+SELECT k.kind, f.form, r.*
+FROM pin_kinds k, unnest(ARRAY['window', 'aggregate', 'state']) WITH ORDINALITY f (form, o),
+     LATERAL pin_release(f.form, format('%L::dp_mechanism', pin_mechanism(k.kind)), 'pin_' || k.kind) r
+WHERE k.keyed
+ORDER BY k.kind, f.o;
+
+-- keyed streams under keys of derivation 2 (registered since 0.17.0): the
+-- same keys and data, other noise (recorded from the code of 0.17.0)
+ALTER TABLE dp_stream.keys DISABLE TRIGGER keys_append_only;
+UPDATE dp_stream.keys SET derivation = 2;
+ALTER TABLE dp_stream.keys ENABLE TRIGGER keys_append_only;
 SELECT k.kind, f.form, r.*
 FROM pin_kinds k, unnest(ARRAY['window', 'aggregate', 'state']) WITH ORDINALITY f (form, o),
      LATERAL pin_release(f.form, format('%L::dp_mechanism', pin_mechanism(k.kind)), 'pin_' || k.kind) r

@@ -40,6 +40,7 @@ SELECT dp_consistent(dp_rolling(1, 7, 1));
 SELECT 'rolling(epsilon=1,width=7,horizon=100)'::dp_mechanism;
 SELECT 'rolling(epsilon=1,width=900)'::dp_mechanism;
 SELECT dp_mechanism_of('rolling', 1, NULL, 1);
+SELECT 'rolling(epsilon=1,max_per_step=1)'::dp_mechanism;
 SELECT dp_rolling(NULL, 7, 1) IS NULL AS null_epsilon_gives_null;
 
 -- ===== dp_rolling_of: what is taken from the running mechanism =====
@@ -162,8 +163,10 @@ FROM unnest(ARRAY[
   'SELECT dp_rolling(1, 0, 1)',
   'SELECT dp_rolling(1, 512, 1)',
   'SELECT dp_rolling(0, 7, 1)',
+  'SELECT dp_mechanism_of_before_0_14(''rolling'', 1, NULL)',
   'SELECT dp_consistent(dp_rolling(1, 7, 1))',
   $q$SELECT 'rolling(epsilon=1,width=7,horizon=100)'::dp_mechanism$q$,
+  $q$SELECT 'rolling(epsilon=1,max_per_step=1)'::dp_mechanism$q$,
   'SELECT dp_rolling_of(dp_consistent(dp_binary(1, 100, 1)), 7)',
   'SELECT dp_rolling_count(n, NULL, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data',
   'SELECT dp_rolling_count(n, 7, NULL) OVER (ORDER BY day) FROM rolling_admissions_data',
