@@ -349,8 +349,8 @@ exact_run(const dp_mechanism *mechanism, int64_t horizon, const int64_t *window_
 	{
 		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
 		int			count = dp_counter_noise_groups_at(main_counter, t, groups);
-		double		described = ldexp(dp_noise_sum_variance(groups, count),
-									  -2 * release_fraction_bits);
+		/* in the values' units (the decayed kind's weights divide by 2^f) */
+		double		described = dp_noise_sum_variance(groups, count);
 		double		read;
 
 		if (describe_only)
