@@ -220,7 +220,7 @@ bench:
 	bench/run.sh
 
 # issue 30: rolling windows against differences of running releases, exactly
-# (bench/rolling.sh; not part of make bench's run or of make test)
+# (bench/rolling.sh, also in make bench's run; not in make test)
 bench-rolling:
 	bench/rolling.sh
 
