@@ -93,9 +93,9 @@ typedef struct bench_entry
 	const char *text;			/* with {T} and {W} */
 	/*
 	 * Its terms stay in the state to the end (Honaker's accumulators fold
-	 * every closed node into its parent's): reading costs O(T^2) steps,
-	 * about 2 (arity 2: 6) minutes at 2^16; read at the largest horizon
-	 * only when asked (--slow).
+	 * every closed node into its parent's, Simple II's total keeps every
+	 * step's term): reading costs O(T^2) steps, about 1 to 6 minutes at
+	 * 2^16; read at the largest horizon only when asked (--slow).
 	 */
 	bool		slow;
 } bench_entry;
@@ -107,6 +107,8 @@ static const bench_entry entries[] = {
 	{"honaker", ROLE_BASELINE, "honaker(epsilon=1,horizon={T},max_per_step=1)", true},
 	{"honaker_2", ROLE_BASELINE, "honaker(epsilon=1,horizon={T},arity=2,max_per_step=1)", true},
 	{"kary", ROLE_BASELINE, "kary(epsilon=1,horizon={T},max_per_step=1)", false},
+	/* each step noised once: its releases W apart differ by W noisy steps */
+	{"simple_ii", ROLE_BASELINE, "simple_ii(epsilon=1,max_per_step=1)", true},
 	{"rolling", ROLE_ROLLING, "rolling(epsilon=1,width={W},max_per_step=1)", false},
 	{"decayed", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.9)", false},
 	{"decayed_0.99", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.99)", false},
@@ -750,16 +752,29 @@ main(int argc, char **argv)
 				printf(" / ");
 				print_figure(r->max);
 				printf(" | %.2f | %.2f |\n", results[best][h][w].mean / r->mean, best_max / r->max);
-				if (widths[w] == 7 && h == HORIZON_COUNT - 1 && horizons[h] <= largest)
+				if (widths[w] == 7 && h == HORIZON_COUNT - 1 && horizons[h] <= largest &&
+					results[0][h][w].present)
 				{
-					bool		ok = results[best][h][w].mean >= 3.0 * r->mean;
+					/* the target against dp_auto's choice (entries[0]), as the issue set it */
+					const summary *chosen = &results[0][h][w];
+					bool		ok = chosen->mean >= 3.0 * r->mean;
 
-					printf("%s: rolling at W = 7, T = %lld: mean variance %.1f, best baseline (%s) %.1f: "
+					printf("%s: rolling at W = 7, T = %lld: mean variance %.1f, dp_auto's choice (%s) %.1f: "
 						   "%.2fx lower (target: at least 3x)\n", ok ? "pass" : "FAIL",
-						   (long long) horizons[h], r->mean, entries[best].label,
-						   results[best][h][w].mean, results[best][h][w].mean / r->mean);
+						   (long long) horizons[h], r->mean, entries[0].label,
+						   chosen->mean, chosen->mean / r->mean);
 					failures += !ok;
 				}
+				/*
+				 * Reported, not checked: a running mechanism whose difference
+				 * beats the rolling kind (Simple II noises each step once,
+				 * so its difference is the sum of W noisy steps).
+				 */
+				if (results[best][h][w].mean < r->mean)
+					printf("NOTE: at W = %lld, T = %lld the difference of %s's releases (mean %.1f) "
+						   "is %.2fx LOWER than the rolling release (%.1f)\n",
+						   (long long) widths[w], (long long) horizons[h], entries[best].label,
+						   results[best][h][w].mean, r->mean / results[best][h][w].mean, r->mean);
 			}
 		printf("\n");
 		/*
