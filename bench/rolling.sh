@@ -9,7 +9,9 @@
 # release's variance read off the core is its kind's noise description;
 # exits 1 when one fails.  Then the plot, docs/img/rolling_variance.png.
 #   bench/rolling.sh           about 15 s of CPU (rolling at W = 365 is most of it)
-#   bench/rolling.sh --slow    Honaker's estimator at 2^16 too (O(T^2): minutes)
+#   bench/rolling.sh --slow    Honaker's estimator and Simple II at 2^16 too
+#                              (O(T^2): about 8 minutes of CPU; a later run
+#                              without --slow plots their data files again)
 #   BENCH_QUICK=1 bench/rolling.sh   T = 365 only
 # The same figures through SQL, from seeded releases: test/rolling_accuracy.sh.
 set -euo pipefail
@@ -39,6 +41,7 @@ plot_panel() {
                "kary:k-ary, release(t) - release(t-$w):#16a085:2:2" \
                "honaker:Honaker, release(t) - release(t-$w):#e67e22:4:2" \
                "binary:Binary, release(t) - release(t-$w):#c0392b:3:2" \
+               "simple_ii:Simple II (each step noised once), release(t) - release(t-$w):#8e44ad:5:2" \
                "rolling:Rolling, width $w (its release):#2e7d32:1:3"; do
     IFS=: read -r label title colour dash width <<<"$entry"
     file=$(series "$w" "$label") || continue
@@ -59,7 +62,7 @@ set xlabel 'time step t'
 set ylabel 'variance of the window count'
 set key top left Left reverse font ',9'
 set grid ytics
-set yrange [10:20000]
+set yrange [1:20000]
 set multiplot layout 3,1 title "Variance of the count of the last W steps, T = 2^16, epsilon = 1\n(exact, from the noise terms; every t to 16, then means over bins of 5% of t)"
 PLOT
   plot_panel 7
