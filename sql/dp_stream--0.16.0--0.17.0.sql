@@ -50,15 +50,15 @@ END $$;
 -- Rolling windows (issue 30): the rolling mechanism's constructor, dp_rolling_of
 -- and the rolling forms of the aggregates.
 
-CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint, levels integer DEFAULT NULL::integer) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
-COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a tree over width; no horizon, error independent of the stream''s length';
+COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint, levels integer) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a dyadic tree over width capped at levels levels (1: each step noised once; default: the count of least mean variance); no horizon, error independent of the stream''s length';
 
 CREATE FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_rolling_of';
-COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option: what dp_rolling_count(x, width, mechanism) runs';
+COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option, on the number of levels of least mean variance: what dp_rolling_count(x, width, mechanism) runs';
 
 CREATE FUNCTION @extschema@.dp_rolling_count_transition(internal, double precision, bigint, @extschema@.dp_mechanism) RETURNS internal
     LANGUAGE c PARALLEL RESTRICTED
@@ -235,3 +235,105 @@ CREATE AGGREGATE @extschema@.dp_rolling_variance_state(value double precision, l
     PARALLEL = restricted
 );
 COMMENT ON AGGREGATE @extschema@.dp_rolling_variance_state(value double precision, lower double precision, upper double precision, width bigint, mechanism @extschema@.dp_mechanism) IS 'the rolling variance state of the stream; plain aggregate only (refused as a window function)';
+-- ===== end of section: window30 =====
+
+-- ===== section: decayed30 =====
+-- Issue 30: the mechanism kind "decayed" (an exponentially decayed sum),
+-- its constructor and the aggregates dp_decayed_count and dp_decayed_sum.
+
+CREATE FUNCTION @extschema@.dp_decayed(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint, gamma double precision DEFAULT NULL::double precision) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+COMMENT ON FUNCTION @extschema@.dp_decayed(epsilon double precision, max_per_step bigint, gamma double precision) IS 'exponentially decayed sum: releases sum of gamma^(t - s) x_s (gamma => x in (0, 0.999999], required) with an error bounded in t; no horizon; read by dp_decayed_count and dp_decayed_sum';
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, double precision, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_float8';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, double precision, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, integer, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_int4';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, integer, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, bigint, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_int8';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, bigint, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_sum_transition(internal, double precision, double precision, double precision, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_sum_transition';
+COMMENT ON FUNCTION @extschema@.dp_decayed_sum_transition(internal, double precision, double precision, double precision, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_final(internal) RETURNS double precision
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_final';
+COMMENT ON FUNCTION @extschema@.dp_decayed_final(internal) IS 'internal: final function of dp_decayed_count and dp_decayed_sum';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values rounded half to even and clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double precision, upper double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_sum_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double precision, upper double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed sum (value, lower, upper, gamma, mechanism): sum of gamma^(t - s) v_s, values clamped into [lower, upper]';
+
+CREATE FUNCTION @extschema@.dp_decayed_state_final(internal) RETURNS @extschema@.dp_counter
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_state_final';
+COMMENT ON FUNCTION @extschema@.dp_decayed_state_final(internal) IS 'internal: final function of dp_decayed_count_state';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) RETURNS double precision
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_estimate';
+COMMENT ON FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) IS 'the release of a decayed count''s state (dp_decayed_count_state, dp_push), in the values'' units';
+-- ===== end of section: decayed30 =====

@@ -251,6 +251,11 @@ CREATE FUNCTION @extschema@.dp_expiring(epsilon double precision, max_per_step b
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_expiring(epsilon double precision, max_per_step bigint, lambda double precision, delay bigint) IS 'privacy expiration: an item d steps old loses epsilon g(d), g of order log(d)^lambda (lambda => x, required); no horizon, pan-private option, error O(log T / epsilon) for lambda > 3/2';
 
+CREATE FUNCTION @extschema@.dp_decayed(epsilon double precision, max_per_step bigint DEFAULT NULL::bigint, gamma double precision DEFAULT NULL::double precision) RETURNS @extschema@.dp_mechanism
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
+COMMENT ON FUNCTION @extschema@.dp_decayed(epsilon double precision, max_per_step bigint, gamma double precision) IS 'exponentially decayed sum: releases sum of gamma^(t - s) x_s (gamma => x in (0, 0.999999], required) with an error bounded in t; no horizon; read by dp_decayed_count and dp_decayed_sum';
+
 CREATE FUNCTION @extschema@.dp_expiring_baseline(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint, epsilon_past double precision DEFAULT NULL::double precision, window_size bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
@@ -324,15 +329,15 @@ CREATE FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, m
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, max_per_step bigint) IS 'PPCum: pan-private cumulative sum; T-bounded, error O(log^1.5 T / epsilon) at every step';
 
-CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
+CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint, levels integer DEFAULT NULL::integer) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
-COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a tree over width; no horizon, error independent of the stream''s length';
+COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint, levels integer) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a dyadic tree over width capped at levels levels (1: each step noised once; default: the count of least mean variance); no horizon, error independent of the stream''s length';
 
 CREATE FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_rolling_of';
-COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option: what dp_rolling_count(x, width, mechanism) runs';
+COMMENT ON FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) IS 'the rolling mechanism of width steps with mechanism''s epsilon (or rho), max_per_step, privacy unit, key and pan-private option, on the number of levels of least mean variance: what dp_rolling_count(x, width, mechanism) runs';
 
 CREATE FUNCTION @extschema@.dp_simple_i(epsilon double precision, horizon bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
@@ -1114,6 +1119,104 @@ CREATE AGGREGATE @extschema@.dp_rolling_variance_state(value double precision, l
     PARALLEL = restricted
 );
 COMMENT ON AGGREGATE @extschema@.dp_rolling_variance_state(value double precision, lower double precision, upper double precision, width bigint, mechanism @extschema@.dp_mechanism) IS 'the rolling variance state of the stream; plain aggregate only (refused as a window function)';
+
+-- =========================================================================
+-- Decayed sums
+-- =========================================================================
+-- dp_decayed_count and dp_decayed_sum (src/pg/dp_decayed_agg.c): the
+-- exponentially decayed sum of the mechanism kind "decayed", as window
+-- functions and ordered aggregates (docs/mechanisms.md, "decayed").
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, double precision, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_float8';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, double precision, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, integer, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_int4';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, integer, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_count_transition(internal, bigint, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_count_transition_int8';
+COMMENT ON FUNCTION @extschema@.dp_decayed_count_transition(internal, bigint, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_sum_transition(internal, double precision, double precision, double precision, double precision, @extschema@.dp_mechanism) RETURNS internal
+    LANGUAGE c PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'dp_decayed_sum_transition';
+COMMENT ON FUNCTION @extschema@.dp_decayed_sum_transition(internal, double precision, double precision, double precision, double precision, @extschema@.dp_mechanism) IS 'internal: transition function of the aggregates of the same name';
+
+CREATE FUNCTION @extschema@.dp_decayed_final(internal) RETURNS double precision
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_final';
+COMMENT ON FUNCTION @extschema@.dp_decayed_final(internal) IS 'internal: final function of dp_decayed_count and dp_decayed_sum';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values rounded half to even and clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed count (x, gamma, mechanism): sum of gamma^(t - s) x_s, values clamped into [0, max_per_step]';
+
+CREATE AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double precision, upper double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_sum_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_sum(value double precision, lower double precision, upper double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'private exponentially decayed sum (value, lower, upper, gamma, mechanism): sum of gamma^(t - s) v_s, values clamped into [lower, upper]';
+
+CREATE FUNCTION @extschema@.dp_decayed_state_final(internal) RETURNS @extschema@.dp_counter
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_state_final';
+COMMENT ON FUNCTION @extschema@.dp_decayed_state_final(internal) IS 'internal: final function of dp_decayed_count_state';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value double precision, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value integer, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) (
+    SFUNC = @extschema@.dp_decayed_count_transition,
+    STYPE = internal,
+    FINALFUNC = @extschema@.dp_decayed_state_final,
+    PARALLEL = restricted
+);
+COMMENT ON AGGREGATE @extschema@.dp_decayed_count_state(value bigint, gamma double precision, mechanism @extschema@.dp_mechanism) IS 'the decayed counter state of the stream, to store and continue with dp_push and read with dp_decayed_estimate; plain aggregate only (refused as a window function)';
+
+CREATE FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) RETURNS double precision
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'dp_decayed_estimate';
+COMMENT ON FUNCTION @extschema@.dp_decayed_estimate(state @extschema@.dp_counter) IS 'the release of a decayed count''s state (dp_decayed_count_state, dp_push), in the values'' units';
 
 -- =========================================================================
 -- Internals of the catalog

@@ -219,6 +219,11 @@ extern int64_t dp_balanced_default_arity(int64_t horizon);
  */
 extern void dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width,
 									dp_mechanism *rolling);
+/*
+ * The number of levels of the rolling mechanism with the least exact mean
+ * variance for its width and budget (its levels when left out).
+ */
+extern double dp_rolling_default_levels(const dp_mechanism *mechanism);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the

@@ -75,7 +75,7 @@ typedef struct dp_noise_class
  * range, the value an absent one gets, and the texts of its refusal.  The
  * texts are templates: src/pg/dp_errors.c fills {name}, {kind}, {value}
  * (the refused value), {horizon}, {max} (the kind's block_max or shape_max
- * as 2^k), {max_plain} (the same as a plain number) and {horizon_limit}
+ * as 2^k), {max_plain} (the same as a plain number), {block} (the mechanism's block or width) and {horizon_limit}
  * (DP_HORIZON_MAX), so that no limit is restated as literal text.
  */
 typedef struct dp_kind_parameter
@@ -117,6 +117,11 @@ typedef struct dp_counter_kind
 	const char *block_name;		/* its name in the text form: "block", "arity" */
 	bool		block_may_be_zero;	/* a delay of 0 steps (dp_expiring) */
 	const char *shape_name;		/* its real parameter's name (dp_mechanism.shape), or NULL */
+	/*
+	 * The value an absent real parameter gets, from the otherwise complete
+	 * mechanism (dp_rolling's levels); NULL: the parameter is required.
+	 */
+	double		(*default_shape) (const dp_mechanism *mechanism);
 	/* the value an absent block gets, from a valid horizon */
 	int64_t		(*default_block) (int64_t horizon);
 	uint32_t	accepted_flags; /* DP_FLAG_* options it supports */

@@ -66,6 +66,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext aggregate_context, DpMechanis
 
 	dp_check_stream_shape(fcinfo);
 	dp_aggregate_mechanism(fcinfo, where, &call_mechanism);
+	dp_refuse_decayed_mechanism(mechanism, "dp_count");
 
 	state = MemoryContextAlloc(aggregate_context, sizeof(CountAggState));
 	state->mechanism = *mechanism;

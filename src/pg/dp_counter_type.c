@@ -314,7 +314,11 @@ dp_counter_push_float8(PG_FUNCTION_ARGS)
 Datum
 dp_counter_estimate(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(dp_counter_release(dp_counter_from_datum(PG_GETARG_DATUM(0))));
+	const dp_counter *counter = dp_counter_from_datum(PG_GETARG_DATUM(0));
+
+	/* a decayed count's release is in fixed point: dp_decayed_estimate reads it */
+	dp_refuse_decayed_mechanism(&counter->mechanism, "dp_estimate");
+	PG_RETURN_INT64(dp_counter_release(counter));
 }
 
 /* public fields: any role may read them (opened, but nothing else leaves) */

@@ -94,6 +94,8 @@ dp_fill_template(const char *template, const dp_mechanism *mechanism,
 		else if (strcmp(name, "max_plain") == 0 && parameter && kind)
 			value = parameter->real ? psprintf("%g", kind->shape_max) :
 				psprintf(INT64_FORMAT, kind->block_max);
+		else if (strcmp(name, "block") == 0 && mechanism)
+			value = psprintf(INT64_FORMAT, mechanism->block);
 		else if (strcmp(name, "horizon") == 0 && mechanism)
 			value = psprintf(INT64_FORMAT, mechanism->horizon);
 		else if (strcmp(name, "horizon_limit") == 0)

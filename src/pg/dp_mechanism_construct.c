@@ -463,7 +463,7 @@ default_block_for(const dp_counter_kind *kind, int64 horizon)
 static Datum
 construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 flags,
 				   double epsilon, int64 horizon, int max_argno, int block_argno,
-				   const char *function)
+				   int shape_argno, const char *function)
 {
 	dp_mechanism mechanism;
 	dp_mechanism before;
@@ -491,6 +491,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 			check_default_block(kind->kind, flags, epsilon, horizon, max_per_step, block);
 	}
 	fill_mechanism(&mechanism, kind->kind, flags, epsilon, horizon, max_per_step, block);
+	/* a real parameter beside the block (rolling's levels): given, or the kind's default */
+	if (shape_argno >= 0 && !PG_ARGISNULL(shape_argno))
+		mechanism.shape = get_fn_expr_argtype(fcinfo->flinfo, shape_argno) == INT4OID ?
+			(double) PG_GETARG_INT32(shape_argno) : PG_GETARG_FLOAT8(shape_argno);
+	else
+		dp_mechanism_fill_default_shape(&mechanism);
 	dp_mechanism_check(&mechanism);
 
 	/*
@@ -504,6 +510,12 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 
 		fill_mechanism(&before, kind->kind, flags, epsilon, horizon,
 					   int64_argument_or(fcinfo, block_argno, OLD_DEFAULT_STEP_BOUND), old_block);
+		before.shape = mechanism.shape;
+		if (shape_argno < 0 || PG_ARGISNULL(shape_argno))
+		{
+			before.shape = 0;
+			dp_mechanism_fill_default_shape(&before);
+		}
 		warn_if_meaning_changed(function, &mechanism, &before);
 	}
 	return dp_mechanism_to_datum(&mechanism);
@@ -578,7 +590,7 @@ mechanism_by_name_in_order(FunctionCallInfo fcinfo, const construct_call *call)
 	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0,
 							  PG_GETARG_FLOAT8(call->epsilon),
 							  int64_argument_or(fcinfo, call->horizon, 0), call->max_per_step,
-							  call->block, call->function);
+							  call->block, -1, call->function);
 }
 
 Datum
@@ -693,6 +705,36 @@ construct_expiring_baseline(FunctionCallInfo fcinfo, const construct_call *call)
 		before.max_per_step = mechanism.block;
 		warn_if_meaning_changed("dp_expiring_baseline", &mechanism, &before);
 	}
+	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
+}
+
+/*
+ * A kind whose only own parameter is a real one (dp_decayed's gamma), added
+ * after 0.14.0 and so without an older order: (epsilon, max_per_step
+ * DEFAULT NULL, <parameter> DEFAULT NULL), the parameter required, and no
+ * horizon (such a kind is unbounded).
+ */
+static Datum
+construct_shaped(FunctionCallInfo fcinfo, const construct_call *call)
+{
+	const dp_counter_kind *kind = call->kind;
+	dp_mechanism mechanism;
+
+	if (PG_ARGISNULL(call->epsilon))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(call->shape))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s needs %s", call->function, kind->shape_name),
+				 errhint("Name it after max_per_step: %s(1.0, 50, %s => 0.9).",
+						 call->function, kind->shape_name)));
+	memset(&mechanism, 0, sizeof(mechanism));
+	mechanism.kind = kind->kind;
+	mechanism.flags = call->zcdp ? DP_FLAG_ZCDP : 0;
+	mechanism.epsilon = PG_GETARG_FLOAT8(call->epsilon);
+	mechanism.max_per_step = step_bound_argument(fcinfo, call->max_per_step);
+	mechanism.shape = PG_GETARG_FLOAT8(call->shape);
+	dp_mechanism_check(&mechanism);
 	PG_RETURN_DATUM(dp_mechanism_to_datum(&mechanism));
 }
 
@@ -903,6 +945,8 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 		return construct_expiring(fcinfo, call);
 	if (kind->kind == DP_MECHANISM_EXPIRING_BASELINE)
 		return construct_expiring_baseline(fcinfo, call);
+	if (kind->shape_name != NULL && !kind->has_block)
+		return construct_shaped(fcinfo, call);
 
 	/* a NULL budget or horizon gives NULL, as the strict constructors before 0.14.0 did */
 	if (PG_ARGISNULL(call->epsilon) || (kind->bounded && PG_ARGISNULL(call->horizon)))
@@ -912,6 +956,7 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 								  PG_GETARG_FLOAT8(call->epsilon), horizon,
 								  call->max_per_step, call->block,
+								  call->kind->shape_name ? call->shape : -1,
 								  order_changed_in_0_14(call->function) ? call->function : NULL);
 	return construct_flagged(kind->kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 							 PG_GETARG_FLOAT8(call->epsilon), horizon,

@@ -39,6 +39,7 @@ kind_accepts_epsilon(const dp_counter_kind *kind)
 	mechanism.horizon = kind->bounded ? 1024 : 0;
 	if (kind->has_block)
 		mechanism.block = kind->default_block ? kind->default_block(1024) : 1;
+	dp_mechanism_fill_default_shape(&mechanism);
 	status = dp_mechanism_validate(&mechanism, &field);
 	return status == DP_OK || field == NULL || strcmp(field, "rho_required") != 0;
 }

@@ -58,6 +58,7 @@ dp_statistic_begin(MemoryContext context, const dp_statistic_spec *given, bool r
 	const dp_statistic_spec *spec = given;
 	dp_status	status;
 
+	dp_refuse_decayed_mechanism(&given->mechanism, "a running sum, average or variance");
 	/* pan-private and content-keyed, or refused (dp_repeatable_mechanism) */
 	if (repeatable)
 	{

@@ -81,6 +81,8 @@ extern void dp_check_unsealed_allowed(const char *type_name);
  */
 extern dp_status dp_counter_begin(dp_counter *counter, const dp_mechanism *mechanism,
 								  bool repeatable, const char **field);
+/* Raises 0A000 for a dp_decayed mechanism, which only the decayed functions read (dp_decayed_refusal.c). */
+extern void dp_refuse_decayed_mechanism(const dp_mechanism *mechanism, const char *function);
 /* Raises 42501 unless the current user may draw noise under the mechanism's key. */
 extern void dp_keyed_check_user(const dp_mechanism *mechanism);
 /* The keyed mechanism of a publication the current user may draw for (42704 otherwise). */

@@ -168,10 +168,18 @@ projection_cases(void)
 						  "within the window");
 	audit_projection_step("expiring_baseline(epsilon=1,horizon=16,window=4,past_ratio=1)", 16, 1, 1, 2,
 						  "past the window: epsilon_current + epsilon_past");
-	audit_projection_step("rolling(epsilon=1,width=5)", 12, 3, 1, 1,
-						  "rolling window of 5: an item in 3 nodes, released by 5 windows");
-	audit_projection_step("rolling(epsilon=1,width=4,pan_private=true)", 10, 5, 1, 1,
+	audit_projection_step("rolling(epsilon=1,width=5,levels=3)", 12, 3, 1, 1,
+						  "rolling window of 5, full tree: an item in 3 nodes, released by 5 windows");
+	audit_projection_step("rolling(epsilon=1,width=5,levels=1)", 12, 3, 1, 1,
+						  "rolling window of 5, one level: an item in 1 node, released by 5 windows");
+	audit_projection_step("rolling(epsilon=1,width=6,levels=2)", 12, 3, 1, 1,
+						  "rolling window of 6, two levels: an item in 2 nodes");
+	audit_projection_step("rolling(epsilon=1,width=4,levels=3,pan_private=true)", 10, 5, 1, 1,
 						  "rolling window of 4, pan-private");
+	audit_projection_step("decayed(epsilon=1,gamma=0.9)", 8, 1, 1, 1,
+						  "decayed sum, K = 0: the first item, in every release with weight 0.9^(t - 1)");
+	audit_projection_step("decayed(epsilon=1,gamma=0.999)", 16, 5, 1, 1,
+						  "decayed sum, K = 7: an item in the 4 closed nodes of levels 0, 1, 3, 4");
 	/* person level: one person's contributions at several steps */
 	person[1] = person[6] = person[11] = 1;
 	audit_projection_case("binary(epsilon=1,horizon=16,contributions=3)", 16, person, 1, 0, 0,

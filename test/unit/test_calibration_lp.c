@@ -121,9 +121,17 @@ static const lp_case cases[] = {
 	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=1,delay=0,max_per_step=3)", 24, 8, false, true, false},
 	{DP_MECHANISM_EXPIRING, "expiring(epsilon=1,lambda=2,delay=2,max_per_step=3)", 24, 8, false, true, false},
 	{DP_MECHANISM_EXPIRING_BASELINE, "expiring_baseline(epsilon=1,horizon=24,window=4,past_ratio=0.5,max_per_step=3)", 24, 8, false, true, false},
-	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=5,max_per_step=3)", 24, 8, false, true, false},
-	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=4,max_per_step=3)", 20, 8, false, true, false},
+	/* levels = 1 (per-step noise), intermediate and the full tree at several widths */
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=5,levels=3,max_per_step=3)", 24, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=5,levels=2,max_per_step=3)", 24, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=5,levels=1,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=4,levels=3,max_per_step=3)", 20, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=4,levels=1,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=7,levels=2,max_per_step=3)", 24, 8, false, true, false},
 	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=1,max_per_step=3)", 8, 6, false, true, false},
+	/* K = 0: every step a closed block; K = 7: levels 0 to 4 of the first block */
+	{DP_MECHANISM_DECAYED, "decayed(epsilon=1,gamma=0.9,max_per_step=3)", 16, 8, false, true, false},
+	{DP_MECHANISM_DECAYED, "decayed(epsilon=1,gamma=0.999,max_per_step=3)", 32, 8, false, true, false},
 };
 
 #define CASE_COUNT ((int) (sizeof(cases) / sizeof(cases[0])))

@@ -163,11 +163,12 @@ expected_for(const dp_mechanism *m, int64_t t)
 		case DP_MECHANISM_ROLLING:
 			{
 				/*
-				 * floor(log2 W) + 1 levels; the window (t - W, t] is the
-				 * union of its maximal dyadic intervals, counted here from
-				 * the right end (the mechanism decomposes from the left).
+				 * `levels` levels (at most floor(log2 W) + 1); the window
+				 * (t - W, t] is the union of its maximal dyadic intervals of
+				 * at most 2^(levels - 1) steps, counted here from the right
+				 * end (the mechanism decomposes from the left).
 				 */
-				int64_t		levels = ceil_log2(m->block + 1),
+				int64_t		levels = (int64_t) m->shape,
 							a = t > m->block ? t - m->block : 0,
 							y = t,
 							terms = 0;
@@ -176,7 +177,8 @@ expected_for(const dp_mechanism *m, int64_t t)
 				{
 					int64_t		length = 1;
 
-					while (y % (2 * length) == 0 && y - 2 * length >= a)
+					while (y % (2 * length) == 0 && y - 2 * length >= a &&
+						   2 * length <= (((int64_t) 1) << (levels - 1)))
 						length *= 2;
 					y -= length;
 					terms++;
@@ -208,6 +210,10 @@ typedef struct config
 #define M(kind_, eps_, horizon_, n_, block_, flags_) \
 	{.kind = (kind_), .flags = (flags_), .epsilon = (eps_), .horizon = (horizon_), \
 	 .max_per_step = (n_), .block = (block_)}
+/* the same with a real parameter (the rolling window's levels) */
+#define MS(kind_, eps_, horizon_, n_, block_, flags_, shape_) \
+	{.kind = (kind_), .flags = (flags_), .epsilon = (eps_), .horizon = (horizon_), \
+	 .max_per_step = (n_), .block = (block_), .shape = (shape_)}
 
 static const config configs[] = {
 	{"simple_i T=64", M(DP_MECHANISM_SIMPLE_I, 1.0, 64, 1, 0, 0), 64, {1, 30, 64}},
@@ -228,10 +234,16 @@ static const config configs[] = {
 	{"balanced_unbounded k=5", M(DP_MECHANISM_BALANCED_UNBOUNDED, 1.0, 0, 2, 5, 0), 200, {1, 6, 31, 200}},
 	/* k = 21, m = 4: blocks of 4, 84, 1764 steps end at 4, 88, 1852 */
 	{"balanced_unbounded k=21 consistent", M(DP_MECHANISM_BALANCED_UNBOUNDED, 0.5, 0, 1, 21, DP_FLAG_CONSISTENT), 400, {3, 4, 88, 400}},
-	/* W = 7: 3 levels; (13, 20] = (13,14] (14,16] (16,20]: 3 terms, (33, 40] 3, (0, 3] 2 */
-	{"rolling W=7 N=2", M(DP_MECHANISM_ROLLING, 1.0, 0, 2, 7, 0), 40, {3, 7, 20, 40}},
-	/* W = 365: 9 levels, the error flat in t once t >= W */
-	{"rolling W=365 pan-private", M(DP_MECHANISM_ROLLING, 0.5, 0, 1, 365, DP_FLAG_PAN_PRIVATE), 400, {1, 256, 365, 400}},
+	/* W = 7, the full tree: 3 levels; (13, 20] = (13,14] (14,16] (16,20]: 3 terms, (33, 40] 3, (0, 3] 2 */
+	{"rolling W=7 N=2 levels=3", MS(DP_MECHANISM_ROLLING, 1.0, 0, 2, 7, 0, 3), 40, {3, 7, 20, 40}},
+	/* W = 7, one level: every step its own node, 7 terms once t >= 7 */
+	{"rolling W=7 N=2 levels=1", MS(DP_MECHANISM_ROLLING, 1.0, 0, 2, 7, 0, 1), 40, {3, 7, 20, 40}},
+	/* W = 28, 3 levels: pieces of at most 4 steps; (12, 40] = 7 pieces of 4 */
+	{"rolling W=28 levels=3", MS(DP_MECHANISM_ROLLING, 1.0, 0, 1, 28, 0, 3), 80, {5, 28, 40, 77}},
+	/* W = 365: the full tree (9 levels), the error flat in t once t >= W */
+	{"rolling W=365 pan-private levels=9", MS(DP_MECHANISM_ROLLING, 0.5, 0, 1, 365, DP_FLAG_PAN_PRIVATE, 9), 400, {1, 256, 365, 400}},
+	/* W = 365, 5 levels: pieces of at most 16 steps */
+	{"rolling W=365 levels=5", MS(DP_MECHANISM_ROLLING, 1.0, 0, 1, 365, 0, 5), 400, {17, 365, 383, 400}},
 };
 
 #define TRIALS 20000

@@ -80,7 +80,7 @@ validate(dp_mechanism mechanism, const char **field)
 
 /* the placeholders src/pg/dp_errors.c fills (fill_template) */
 static const char *const placeholders[] = {
-	"name", "kind", "value", "max", "max_plain", "horizon", "horizon_limit", "horizon_max",
+	"name", "kind", "value", "max", "max_plain", "block", "horizon", "horizon_limit", "horizon_max",
 	"horizon_max_levels", "tree_levels", "epsilon", "shape", "past", "epsilon_min",
 	"epsilon_max", "pan_private_kinds"
 };
@@ -195,6 +195,7 @@ main(void)
 	const dp_counter_kind *baseline = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING_BASELINE);
 	const dp_counter_kind *expiring = dp_counter_kind_by_id(DP_MECHANISM_EXPIRING);
 	const dp_counter_kind *rolling = dp_counter_kind_by_id(DP_MECHANISM_ROLLING);
+	const dp_counter_kind *decayed = dp_counter_kind_by_id(DP_MECHANISM_DECAYED);
 	const char *field;
 	dp_status	at,
 				beyond;
@@ -243,30 +244,53 @@ main(void)
 		   "expiring: lambda of shape_max %g accepted, the next double refused as lambda",
 		   expiring->shape_max);
 
-	at = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max, 0), &field);
-	beyond = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max + 1, 0), &field);
+	at = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max, 1), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max + 1, 1), &field);
 	tap_ok(rolling->block_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
 		   strcmp(field, "width") == 0,
 		   "rolling: a width of block_max %lld accepted, one more refused as the width",
 		   (long long) rolling->block_max);
 	{
 		dp_mechanism widest = mechanism_of(DP_MECHANISM_ROLLING, DP_FLAG_PAN_PRIVATE, 0,
-										   rolling->block_max, 0);
+										   rolling->block_max, rolling->shape_max);
 
-		tap_ok(dp_counter_persisted_node_count(&widest) + 1 <= DP_COUNTER_MAX_NODES,
-			   "rolling: the widest window's nodes and a consistent node fit a state (%d)",
-			   dp_counter_persisted_node_count(&widest));
+		tap_ok(validate(widest, &field) == DP_OK &&
+			   dp_counter_persisted_node_count(&widest) + 1 <= DP_COUNTER_MAX_NODES,
+			   "rolling: the widest window's full tree (%g levels) and a consistent node fit a state (%d)",
+			   rolling->shape_max, dp_counter_persisted_node_count(&widest));
 	}
+	/* levels: a whole number from 1 to floor(log2 W) + 1, shape_max the widest's */
+	{
+		dp_status	zero = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, 7, 0), &field);
+		dp_status	full = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, 7, 3), &field);
+		dp_status	over = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, 7, 4), &field);
+		dp_status	half = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, 7, 1.5), &field);
+		dp_status	widest_over = validate(mechanism_of(DP_MECHANISM_ROLLING, 0, 0, rolling->block_max,
+														rolling->shape_max + 1), &field);
+
+		tap_ok(zero == DP_ERROR_BLOCK && full == DP_OK && over == DP_ERROR_BLOCK &&
+			   half == DP_ERROR_BLOCK && widest_over == DP_ERROR_BLOCK && strcmp(field, "levels") == 0,
+			   "rolling: levels 1 .. floor(log2 W) + 1 (3 for W = 7) accepted; 0, 4, 1.5 and "
+			   "shape_max + 1 at the widest refused as levels");
+	}
+	at = validate(mechanism_of(DP_MECHANISM_DECAYED, 0, 0, 0, decayed->shape_max), &field);
+	beyond = validate(mechanism_of(DP_MECHANISM_DECAYED, 0, 0, 0, nextafter(decayed->shape_max, INFINITY)),
+					  &field);
+	tap_ok(decayed->shape_max > 0 && at == DP_OK && beyond == DP_ERROR_BLOCK &&
+		   strcmp(field, "gamma") == 0,
+		   "decayed: gamma of shape_max %g accepted, the next double refused as gamma",
+		   decayed->shape_max);
 
 	/* the kinds without limits of their own leave them 0 */
 	for (int32_t id = 0; id <= KIND_ID_MAX; id++)
 	{
 		const dp_counter_kind *kind = dp_counter_kind_by_id(id);
 
-		if (kind && kind != blt && kind != baseline && kind != expiring && kind != rolling &&
+		if (kind && kind != blt && kind != baseline && kind != expiring && kind != decayed &&
+			kind != rolling &&
 			(kind->horizon_max != 0 || kind->block_max != 0 || kind->shape_max != 0))
 			tap_ok(0, "%s has limits of its own that no message states", kind->name);
 	}
-	tap_ok(1, "only blt, expiring and expiring_baseline have limits of their own");
+	tap_ok(1, "only blt, expiring, expiring_baseline, decayed and rolling have limits of their own");
 	return tap_done();
 }

@@ -305,7 +305,7 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 		return fail(error, "epsilon", "missing");
 	if (kind->bounded && !(seen & SEEN_HORIZON))
 		return fail(error, "horizon", "missing");
-	if (kind->shape_name && !(seen & SEEN_SHAPE))
+	if (kind->shape_name && !kind->default_shape && !(seen & SEEN_SHAPE))
 		return fail(error, kind->shape_name, "missing");
 	/* a parameter without a default (the rolling window's width) is required */
 	if (kind->has_block && !kind->default_block && !(seen & SEEN_BLOCK))
@@ -314,5 +314,8 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
 		(!kind->bounded || (mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)))
 		mechanism->block = kind->default_block(mechanism->horizon);
+	/* an absent real parameter with a default (rolling's levels) gets it last */
+	if (kind->default_shape && !(seen & SEEN_SHAPE))
+		dp_mechanism_fill_default_shape(mechanism);
 	return DP_OK;
 }

@@ -253,3 +253,11 @@ dp_mechanism_default_block_horizon_max(const dp_mechanism *mechanism)
 	return fits;
 }
 
+void
+dp_mechanism_fill_default_shape(dp_mechanism *mechanism)
+{
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+	if (kind != NULL && kind->default_shape != NULL && mechanism->shape == 0)
+		mechanism->shape = kind->default_shape(mechanism);
+}

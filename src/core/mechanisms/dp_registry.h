@@ -17,6 +17,11 @@
 #include "dp_counter_kind.h"
 
 extern const dp_counter_kind *dp_counter_kind_by_id(int32_t kind);
+/*
+ * Gives an absent real parameter (shape 0) the kind's default, for a kind
+ * that has one (dp_counter_kind.default_shape); otherwise does nothing.
+ */
+extern void dp_mechanism_fill_default_shape(dp_mechanism *mechanism);
 extern const dp_counter_kind *dp_counter_kind_by_name(const char *name);
 /*
  * The kinds that accept every option in `flags` (DP_FLAG_*), in registry

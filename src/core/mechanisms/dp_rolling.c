@@ -31,16 +31,28 @@
  * is in slot (m - 1) mod floor(W / 2^j).  About 2 W + log2 W nodes, fixed
  * by W; the width is limited so that they fit a state.
  */
+#include <math.h>
+
 #include "dp_counter.h"
+#include "dp_noise_sum.h"
 
 /* the widest window whose nodes (and a consistent node) fit a state */
 #define ROLLING_WIDTH_MAX 511
+/* the levels of the full tree over the widest window */
+#define ROLLING_LEVELS_MAX 9
 
-/* levels of the tree over a window of `width` steps */
+/* levels of the full dyadic tree over a window of `width` steps */
 static int
-rolling_levels(int64_t width)
+rolling_full_levels(int64_t width)
 {
-	return dp_level_count(width);
+	return width >= 1 ? dp_level_count(width) : 1;
+}
+
+/* levels the mechanism keeps (its validated real parameter) */
+static int
+rolling_levels(const dp_mechanism *mechanism)
+{
+	return (int) mechanism->shape;
 }
 
 /* closed intervals kept for level `level` */
@@ -52,9 +64,9 @@ rolling_ring(int64_t width, int level)
 
 /* the first node of level `level`'s ring */
 static int
-rolling_ring_base(int64_t width, int level)
+rolling_ring_base(int64_t width, int levels, int level)
 {
-	int			base = rolling_levels(width);
+	int			base = levels;
 
 	for (int j = 0; j < level; j++)
 		base += (int) rolling_ring(width, j);
@@ -64,9 +76,9 @@ rolling_ring_base(int64_t width, int level)
 static int
 rolling_node_count(const dp_mechanism *mechanism)
 {
-	int			levels = rolling_levels(mechanism->block);
+	int			levels = rolling_levels(mechanism);
 
-	return rolling_ring_base(mechanism->block, levels);
+	return rolling_ring_base(mechanism->block, levels, levels);
 }
 
 static dp_status
@@ -77,6 +89,13 @@ rolling_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "width";
 		return DP_ERROR_BLOCK;
 	}
+	/* a whole number of levels, at most the full tree's */
+	if (!(mechanism->shape >= 1 && mechanism->shape <= rolling_full_levels(mechanism->block) &&
+		  mechanism->shape == (double) (int) mechanism->shape))
+	{
+		*field = "levels";
+		return DP_ERROR_BLOCK;
+	}
 	return DP_OK;
 }
 
@@ -84,7 +103,7 @@ rolling_validate(const dp_mechanism *mechanism, const char **field)
 static bool
 rolling_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 {
-	uint64_t	levels = (uint64_t) rolling_levels(mechanism->block);
+	uint64_t	levels = (uint64_t) rolling_levels(mechanism);
 
 #ifdef DP_TEST_ROLLING_ONE_LEVEL_SHORT
 	/* test builds only (make lp-broken): the top level left out of the sensitivity */
@@ -96,9 +115,9 @@ rolling_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *ou
 
 /* the slot of closed interval m (>= 1) of level `level` */
 static int
-rolling_slot(int64_t width, int level, int64_t m)
+rolling_slot(int64_t width, int levels, int level, int64_t m)
 {
-	return rolling_ring_base(width, level) + (int) ((m - 1) % rolling_ring(width, level));
+	return rolling_ring_base(width, levels, level) + (int) ((m - 1) % rolling_ring(width, level));
 }
 
 /*
@@ -107,11 +126,10 @@ rolling_slot(int64_t width, int level, int64_t m)
  * number.  Every interval it names has closed and lies in its level's ring.
  */
 static int
-rolling_decompose(int64_t width, int64_t steps,
+rolling_decompose(int64_t width, int levels, int64_t steps,
 				  void (*visit) (void *context, int level, int64_t m), void *context)
 {
 	int64_t		x = steps > width ? steps - width : 0;
-	int			levels = rolling_levels(width);
 	int			count = 0;
 
 	while (x < steps)
@@ -143,7 +161,9 @@ rolling_add_node(void *context, int level, int64_t m)
 	dp_counter *counter = sum->counter;
 
 	sum->sum = dp_counter_add(counter, sum->sum,
-							  counter->nodes[rolling_slot(counter->mechanism.block, level, m)]);
+							  counter->nodes[rolling_slot(counter->mechanism.block,
+														  rolling_levels(&counter->mechanism),
+														  level, m)]);
 }
 
 static void
@@ -151,7 +171,8 @@ rolling_update_release(dp_counter *counter)
 {
 	rolling_sum_context sum = {counter, 0};
 
-	rolling_decompose(counter->mechanism.block, counter->steps, rolling_add_node, &sum);
+	rolling_decompose(counter->mechanism.block, rolling_levels(&counter->mechanism),
+					  counter->steps, rolling_add_node, &sum);
 	counter->release = sum.sum;
 }
 
@@ -167,7 +188,7 @@ rolling_open(dp_counter *counter, int level, dp_random *rng)
 static void
 rolling_start(dp_counter *counter, dp_random *rng)
 {
-	int			levels = rolling_levels(counter->mechanism.block);
+	int			levels = rolling_levels(&counter->mechanism);
 
 	for (int level = 0; level < levels; level++)
 		rolling_open(counter, level, rng);
@@ -183,14 +204,14 @@ static void
 rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
 	int64_t		width = counter->mechanism.block;
-	int			levels = rolling_levels(width);
+	int			levels = rolling_levels(&counter->mechanism);
 	int64_t		t;
 
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	t = ++counter->steps;
 	for (int level = 0; level < levels && (t & ((((int64_t) 1) << level) - 1)) == 0; level++)
 	{
-		int			slot = rolling_slot(width, level, t >> level);
+		int			slot = rolling_slot(width, levels, level, t >> level);
 		dp_int128	closed = dp_counter_add(counter, counter->nodes[level],
 											counter->running_total);
 
@@ -207,7 +228,7 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 static void
 rolling_persist(const dp_counter *counter, dp_int128 *nodes)
 {
-	int			levels = rolling_levels(counter->mechanism.block);
+	int			levels = rolling_levels(&counter->mechanism);
 
 	for (int i = 0; i < counter->kind_nodes; i++)
 		nodes[i] = counter->nodes[i];
@@ -226,9 +247,64 @@ static int
 rolling_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *groups)
 {
 	groups[0].scale = counter->scale;
-	groups[0].terms = (int64_t) rolling_decompose(counter->mechanism.block, steps, NULL, NULL) *
+	groups[0].terms = (int64_t) rolling_decompose(counter->mechanism.block,
+												  rolling_levels(&counter->mechanism),
+												  steps, NULL, NULL) *
 		(dp_counter_pan_private(counter) ? 2 : 1);
 	return 1;
+}
+
+/*
+ * The number of levels with the least exact mean variance of the release
+ * once the window is full (t >= W), for the mechanism's width, budget,
+ * noise family, privacy unit and options: for each candidate k = 1 ..
+ * floor(log2 W) + 1 the counter's own noise description (its scale for k
+ * levels and the terms of the decomposition at t) gives the exact variance,
+ * averaged over one period of the decompositions (2^(L-1) consecutive steps:
+ * a decomposition depends on t and t - W modulo the largest piece).  Ties
+ * go to fewer levels.  Without a stated bound the calibration uses a bound
+ * of 1 (a statistic sets its own later).  1 when the mechanism is invalid
+ * otherwise: its validation then names what is wrong.
+ */
+double
+dp_rolling_default_levels(const dp_mechanism *mechanism)
+{
+	int64_t		width = mechanism->block;
+	int			full;
+	int64_t		period;
+	int			best = 1;
+	double		best_variance = INFINITY;
+
+	if (width < 1 || width > ROLLING_WIDTH_MAX)
+		return 1;
+	full = rolling_full_levels(width);
+	period = ((int64_t) 1) << (full - 1);
+	for (int k = 1; k <= full; k++)
+	{
+		dp_mechanism trial = *mechanism;
+		dp_counter	header;
+		const char *field;
+		double		total = 0;
+
+		trial.shape = k;
+		if (!dp_mechanism_step_bound_stated(&trial))
+			trial.max_per_step = 1;
+		if (dp_counter_prepare(&header, &trial, &field) != DP_OK)
+			return 1;
+		for (int64_t t = width; t < width + period; t++)
+		{
+			dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+			int			count = dp_counter_noise_groups_at(&header, t, groups);
+
+			total += dp_noise_sum_variance(groups, count);
+		}
+		if (total / (double) period < best_variance)
+		{
+			best_variance = total / (double) period;
+			best = k;
+		}
+	}
+	return best;
 }
 
 /*
@@ -247,6 +323,7 @@ dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width, dp_mechanism
 	rolling->horizon = 0;
 	rolling->block = width;
 	rolling->shape = 0;
+	rolling->shape = dp_rolling_default_levels(rolling);
 }
 
 static const dp_kind_parameter rolling_parameters[] = {
@@ -254,6 +331,12 @@ static const dp_kind_parameter rolling_parameters[] = {
 		.default_text = NULL,
 		.detail = "width was {value}.",
 	.hint = "The width is the number of steps a release sums: 7 for a 7-day rolling count of daily rows."},
+	{.name = "levels", .real = true,
+		.range = "a whole number from 1 to floor(log2(width)) + 1 (at most {max_plain})",
+		.default_text = "the number of levels with the least mean variance for the width and budget",
+		.message = "levels out of range for this width",
+		.detail = "levels was {value}, width {block}.",
+	.hint = "Leave levels out to get the one with the least mean variance; 1 noises each step once, floor(log2(width)) + 1 is the full dyadic tree."},
 	{.name = NULL}
 };
 
@@ -271,6 +354,8 @@ const dp_counter_kind dp_rolling_kind = {
 	.has_block = true,
 	.block_name = "width",
 	.default_block = NULL,
+	.shape_name = "levels",
+	.default_shape = dp_rolling_default_levels,
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_KEYED | DP_FLAG_PERSON |
 	DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
 	.validate = rolling_validate,
@@ -282,6 +367,7 @@ const dp_counter_kind dp_rolling_kind = {
 	.resume = rolling_resume,
 	.noise_groups = rolling_noise_groups,
 	.block_max = ROLLING_WIDTH_MAX,
+	.shape_max = ROLLING_LEVELS_MAX,
 	.parameters = rolling_parameters,
 	.refusals = rolling_refusals,
 	.auto_rank = 0,

@@ -126,29 +126,41 @@ same_scale(const dp_scale *a, const dp_scale *b)
 }
 
 /*
- * Whether every group of a is covered by a group of b of the same family
- * and scale with at least its terms and at least its |weight|: then b's
- * noise is a's plus independent symmetric terms, or a's scaled up, and
- * b's half-width is at least a's.
+ * Whether every group of a is covered by a group of b of its own (each
+ * group of b covers at most one of a) of the same family and scale with
+ * at least its terms and at least its |weight|: then b's noise is a's plus
+ * independent symmetric terms, or a's scaled up, and b's half-width is at
+ * least a's.  One group of b must not cover two of a: two terms of weights
+ * 0.9 and 0.8 are more noise than one of weight 1 (the decayed sum's
+ * groups differ in weight only).  The groups of a are matched in their
+ * order, each to the covering group of b of least |weight| then terms not
+ * yet used: a failed match only keeps a configuration in the frontier.
  */
-static bool
-group_covered(const dp_noise_group *group, const configuration *b)
-{
-	for (int i = 0; i < b->count; i++)
-		if (same_scale(&b->groups[i].scale, &group->scale) &&
-			b->groups[i].family == group->family &&
-			b->groups[i].terms >= group->terms &&
-			fabs(b->groups[i].weight) >= fabs(group->weight))
-			return true;
-	return false;
-}
-
 static bool
 dominated_by(const configuration *a, const configuration *b)
 {
+	bool		used[CONFIGURATION_GROUPS_MAX] = {false};
+
 	for (int i = 0; i < a->count; i++)
-		if (a->groups[i].terms > 0 && !group_covered(&a->groups[i], b))
+	{
+		const dp_noise_group *group = &a->groups[i];
+		int			best = -1;
+
+		if (group->terms <= 0)
+			continue;
+		for (int j = 0; j < b->count; j++)
+			if (!used[j] && same_scale(&b->groups[j].scale, &group->scale) &&
+				b->groups[j].family == group->family &&
+				b->groups[j].terms >= group->terms &&
+				fabs(b->groups[j].weight) >= fabs(group->weight) &&
+				(best < 0 || fabs(b->groups[j].weight) < fabs(b->groups[best].weight) ||
+				 (fabs(b->groups[j].weight) == fabs(b->groups[best].weight) &&
+				  b->groups[j].terms < b->groups[best].terms)))
+				best = j;
+		if (best < 0)
 			return false;
+		used[best] = true;
+	}
 	return true;
 }
 

@@ -19,8 +19,8 @@ EXCEPTION WHEN OTHERS THEN
   RETURN false;
 END $$;
 
--- a mechanism of the kind with a pure epsilon form (the expiring kinds
--- need their real parameter, which dp_mechanism_of cannot pass), or NULL
+-- a mechanism of the kind with a pure epsilon form (the expiring and
+-- decayed kinds need their real parameter, which dp_mechanism_of cannot pass), or NULL
 CREATE FUNCTION kinds_epsilon_form(kind text, bounded boolean) RETURNS dp_mechanism
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -30,6 +30,8 @@ BEGIN
     RETURN dp_expiring_baseline(1.0, 1024, 1, epsilon_past => 0.5, window_size => 7);
   ELSIF kind = 'rolling' THEN
     RETURN dp_rolling(1.0, 7, 1);
+  ELSIF kind = 'decayed' THEN
+    RETURN dp_decayed(1.0, 1, gamma => 0.9);
   END IF;
   -- balanced with an arity of its own: dp_auto's choice (the default arity)
   -- is chosen again under an option it refuses (registry.sql)

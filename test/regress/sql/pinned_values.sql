@@ -31,6 +31,10 @@ BEGIN
     RETURN dp_expiring_baseline(1.0, 64, 1, epsilon_past => 0.5, window_size => 7);
   ELSIF kind = 'rolling' THEN
     RETURN dp_rolling(1.0, 7, 1);
+  ELSIF kind = 'decayed' THEN
+    -- read by dp_decayed_count and dp_decayed_sum only (pinned below); the
+    -- running aggregates refuse it before drawing anything
+    RETURN dp_decayed(1.0, 1, gamma => 0.9);
   END IF;
   BEGIN
     RETURN dp_mechanism_of(kind, 1.0, CASE WHEN bounded THEN 64 END, 1);
@@ -177,7 +181,7 @@ FROM pin_kinds k, unnest(ARRAY['count', 'sum', 'average', 'variance']) s,
                                   statistic => s,
                                   lower => CASE WHEN s <> 'count' THEN 0 END,
                                   upper => CASE WHEN s <> 'count' THEN 10 END)
-WHERE k.keyed;
+WHERE k.keyed AND k.kind <> 'decayed';  -- no running state takes a decayed mechanism
 
 -- fixed secrets, so that keyed noise is the same on every run
 BEGIN;
@@ -197,10 +201,39 @@ FROM pin_kinds k, unnest(ARRAY['window', 'aggregate', 'state']) WITH ORDINALITY 
      LATERAL pin_release(f.form, format('%L::dp_mechanism', pin_mechanism(k.kind))) r
 WHERE k.kind NOT IN (SELECT kind FROM pin_new_kinds)
 ORDER BY k.kind, f.o;
+-- (decayed: dp_counter_new starts its counter, drawing the opening noise,
+-- which would move the kinds after it; its push digest is below)
 SELECT k.kind, 'push' AS form, r.*
 FROM pin_kinds k, LATERAL pin_push(pin_mechanism(k.kind)) r
-WHERE k.kind NOT IN (SELECT kind FROM pin_new_kinds)
+WHERE k.kind NOT IN (SELECT kind FROM pin_new_kinds) AND k.kind <> 'decayed'
 ORDER BY k.kind;
+-- the decayed sums (0.17.0): dp_decayed_count and dp_decayed_sum in window
+-- and ordered-aggregate form, for a gamma with K = 0 and one with K = 7
+SELECT g.gamma, f.form,
+       pin_digest(CASE f.form WHEN 'window' THEN
+         format('SELECT string_agg(r::text, '' '' ORDER BY t) FROM (SELECT t, dp_decayed_count(x, %s, dp_hybrid(1.0, 1)) OVER (ORDER BY t) AS r FROM pin_data) s', g.gamma)
+         ELSE format('SELECT string_agg(r::text, '' '' ORDER BY n) FROM generate_series(1, 40) n, LATERAL (SELECT dp_decayed_count(x, %s, dp_hybrid(1.0, 1) ORDER BY t) AS r FROM pin_data WHERE t <= n) s', g.gamma) END) AS count,
+       pin_digest(CASE f.form WHEN 'window' THEN
+         format('SELECT string_agg(r::text, '' '' ORDER BY t) FROM (SELECT t, dp_decayed_sum(v, 0, 10, %s, dp_hybrid(1.0)) OVER (ORDER BY t) AS r FROM pin_data) s', g.gamma)
+         ELSE format('SELECT string_agg(r::text, '' '' ORDER BY n) FROM generate_series(1, 40) n, LATERAL (SELECT dp_decayed_sum(v, 0, 10, %s, dp_hybrid(1.0) ORDER BY t) AS r FROM pin_data WHERE t <= n) s', g.gamma) END) AS sum
+FROM unnest(ARRAY[0.9, 0.999]) WITH ORDINALITY g (gamma, o), unnest(ARRAY['window', 'aggregate']) WITH ORDINALITY f (form, p)
+ORDER BY g.o, f.p;
+-- and a decayed count's state: dp_counter_new, one dp_push per step,
+-- dp_decayed_estimate after each
+CREATE FUNCTION pin_decayed_push(m dp_mechanism) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c dp_counter := dp_counter_new(m);
+  r record;
+  out text := '';
+BEGIN
+  FOR r IN SELECT * FROM pin_data ORDER BY t LOOP
+    c := dp_push(c, r.x::bigint);
+    out := out || ' ' || dp_decayed_estimate(c)::text;
+  END LOOP;
+  RETURN left(md5(out), 10);
+END $$;
+SELECT pin_decayed_push(dp_decayed(1.0, 1, gamma => 0.9)) AS push_k0,
+       pin_decayed_push(dp_decayed(1.0, 1, gamma => 0.999)) AS push_k7;
 -- the rolling kind (0.17.0), seeded on its own
 SET dp_stream.seed = 'pinned values: rolling';
 SELECT k.kind, f.form, r.*
@@ -220,7 +253,9 @@ FROM unnest(ARRAY['dp_rolling_count(x, 7, dp_binary(1.0, 64, 1))',
                   'dp_rolling_sum(v, 0, 10, 7, dp_binary(1.0, 64))',
                   'dp_rolling_avg(v, 0, 10, 7, dp_binary(1.0, 64))',
                   'dp_rolling_variance(v, 0, 10, 7, dp_binary(1.0, 64))',
-                  'dp_rolling_summary(v, 0, 10, 7, dp_binary(1.0, 64))']) WITH ORDINALITY f (call, o)
+                  'dp_rolling_summary(v, 0, 10, 7, dp_binary(1.0, 64))',
+                  'dp_count(x, dp_rolling(1.0, 7, 1, levels => 3))',
+                  'dp_count(x, dp_rolling(1.0, 28, 1, levels => 2))']) WITH ORDINALITY f (call, o)
 ORDER BY f.o;
 RESET dp_stream.seed;
 

@@ -118,6 +118,7 @@ INSERT INTO kinds VALUES
   ('smooth_binary', 'smooth_binary(rho=0.5,horizon=10,max_per_step=1)'),
   ('expiring', 'expiring(epsilon=1,delay=0,lambda=2,max_per_step=1)'),
   ('expiring_baseline', 'expiring_baseline(epsilon=1,horizon=10,window=4,past_ratio=0.5,max_per_step=1)'),
+  ('decayed', 'decayed(epsilon=1,gamma=0.9,max_per_step=1)'),
   ('rolling', 'rolling(epsilon=1,width=7,max_per_step=1)');
 
 -- the hint of a refusal, or NULL when the statement is accepted

@@ -42,6 +42,42 @@ SELECT 'rolling(epsilon=1,width=900)'::dp_mechanism;
 SELECT dp_mechanism_of('rolling', 1, NULL, 1);
 SELECT 'rolling(epsilon=1,max_per_step=1)'::dp_mechanism;
 SELECT dp_rolling(NULL, 7, 1) IS NULL AS null_epsilon_gives_null;
+-- levels: 1 .. floor(log2 W) + 1, whole numbers; refused out of range (22023)
+SELECT dp_rolling(1, 7, 1, levels => 4);
+SELECT dp_rolling(1, 7, 1, levels => 0);
+SELECT 'rolling(epsilon=1,width=7,levels=2.5)'::dp_mechanism;
+SELECT 'rolling(epsilon=1,width=7,levels=4)'::dp_mechanism;
+
+-- ===== levels: the default is the count of least mean variance =====
+-- a chosen count is kept, in the text form and through dp_rolling_of's
+-- options; the text form without levels reads as the default
+SELECT dp_rolling(1, 7, 1, levels => 3), dp_rolling(1, 28, 1, levels => 2),
+       'rolling(epsilon=1,width=365,max_per_step=1)'::dp_mechanism AS default_from_text,
+       dp_pan_private(dp_rolling(1, 7, 1, levels => 3)) AS option_keeps_levels;
+-- each levels value at W = 7, 28, 365 against the default (chosen by exact
+-- mean variance): the 95% half-width of dp_error_bound, from the same noise
+-- description, averaged over 256 steps once the window is full, is least at
+-- the default, for epsilon (one level at every width the kind accepts) and
+-- for rho, where a deeper tree wins (its L2 sensitivity grows as sqrt(levels))
+WITH widths (w) AS (VALUES (7), (28), (365)),
+     forms (budget, m) AS (VALUES ('epsilon', 'epsilon'), ('rho', 'rho')),
+     candidates AS (
+       SELECT f.budget, w.w, k,
+              (SELECT avg(dp_error_bound(CASE f.budget WHEN 'epsilon' THEN dp_rolling(1, w.w, 1, levels => k)
+                                                       ELSE format('rolling(rho=0.5,width=%s,levels=%s,max_per_step=1)', w.w, k)::dp_mechanism END,
+                                         t, 0.95))
+               FROM generate_series(w.w, w.w + 255) t) AS mean_bound
+       FROM widths w, forms f, generate_series(1, 9) k
+       WHERE k <= floor(log(2, w.w)) + 1)
+SELECT budget, w,
+       (SELECT k FROM candidates c2 WHERE c2.budget = c.budget AND c2.w = c.w ORDER BY mean_bound, k LIMIT 1) AS least_bound,
+       substring(CASE budget WHEN 'epsilon' THEN dp_rolling(1, w, 1)::text
+                 ELSE dp_rolling_of(dp_zcdp_mechanism_of('binary', 0.5, 100, 1), w)::text END
+                 FROM 'levels=([0-9]+)')::int AS default_levels,
+       string_agg(k || ':' || round(mean_bound::numeric, 1), ' ' ORDER BY k) AS mean_bound_by_levels
+FROM candidates c
+GROUP BY budget, w
+ORDER BY budget, w;
 
 -- ===== dp_rolling_of: what is taken from the running mechanism =====
 SELECT dp_rolling_of(dp_auto(1.0, 365, 50), 7),
