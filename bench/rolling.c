@@ -55,10 +55,10 @@
  *     maximum at T = 365, and its mean over the second half of the stream
  *     at most 1.05 times its mean over the full windows t >= W.
  *
- * Mechanisms are text forms with {T} (the horizon) and {W} (the width)
- * filled in; a kind this build does not know, or a text it does not parse
- * or validate, is skipped with a note (the windowed kinds of issue 30 are
- * written in parallel).
+ * Mechanisms are text forms with {T} (the horizon), {W} (the width) and
+ * {L} (the full tree's levels over W) filled in; a kind this build does
+ * not know, or a text it does not parse or validate, is skipped with a
+ * note.
  */
 #include <math.h>
 #include <stdio.h>
@@ -109,7 +109,9 @@ static const bench_entry entries[] = {
 	{"kary", ROLE_BASELINE, "kary(epsilon=1,horizon={T},max_per_step=1)", false},
 	/* each step noised once: its releases W apart differ by W noisy steps */
 	{"simple_ii", ROLE_BASELINE, "simple_ii(epsilon=1,max_per_step=1)", true},
+	/* the default (levels = 1: each step noised once), and the full dyadic tree */
 	{"rolling", ROLE_ROLLING, "rolling(epsilon=1,width={W},max_per_step=1)", false},
+	{"rolling_full", ROLE_ROLLING, "rolling(epsilon=1,width={W},levels={L},max_per_step=1)", false},
 	{"decayed", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.9)", false},
 	{"decayed_0.99", ROLE_DECAYED, "decayed(epsilon=1,max_per_step=1,gamma=0.99)", false},
 };
@@ -404,6 +406,16 @@ fill_text(const char *template, int64_t horizon, int64_t width, char *out, size_
 		else if (strncmp(p, "{W}", 3) == 0)
 		{
 			n += snprintf(out + n, size - n, "%lld", (long long) width);
+			p += 2;
+		}
+		else if (strncmp(p, "{L}", 3) == 0)
+		{
+			/* the full dyadic tree over W: floor(log2 W) + 1 levels */
+			int			levels = 0;
+
+			while (((int64_t) 1 << levels) <= width)
+				levels++;
+			n += snprintf(out + n, size - n, "%d", levels);
 			p += 2;
 		}
 		else

@@ -42,7 +42,8 @@ plot_panel() {
                "honaker:Honaker, release(t) - release(t-$w):#e67e22:4:2" \
                "binary:Binary, release(t) - release(t-$w):#c0392b:3:2" \
                "simple_ii:Simple II (each step noised once), release(t) - release(t-$w):#8e44ad:5:2" \
-               "rolling:Rolling, width $w (its release):#2e7d32:1:3"; do
+               "rolling:Rolling, width $w (its release; default levels):#2e7d32:1:3" \
+               "rolling_full:Rolling, width $w, full tree (its release):#6d4c41:1:2"; do
     IFS=: read -r label title colour dash width <<<"$entry"
     file=$(series "$w" "$label") || continue
     out+="${out:+, }'$file' using 1:2 with lines lw $width lc rgb '$colour' dt $dash title '$title'"
