@@ -8,19 +8,23 @@
  *		with t).
  *
  * The p-sums are the dyadic intervals (m 2^j - 2^j, m 2^j] aligned to time,
- * on the levels j = 0 .. L - 1 with L = floor(log2 W) + 1: no window of W
- * steps contains a dyadic interval of a higher level, so those are never
- * formed.  Each step lies in one interval per level: the vector of all
- * p-sums has L1 sensitivity L U (U = dp_mechanism_unit_bound, one step's
- * bound or one person's contributions) and each gets discrete Laplace noise
- * of scale L U / epsilon, whatever the length of the stream.  The window
- * (a, t], a = max(0, t - W), is decomposed greedily from its left end: from
- * x = a, the largest interval that starts at x (2^j divides x) and ends by
- * t, until x = t.  That is the canonical decomposition: at most two
- * intervals per level, at most 2 L - 1 in all.  The release is a sum of
- * p-sums already drawn: post-processing.
+ * on the levels j = 0 .. k - 1, where k (the kind's real parameter
+ * "levels", kept in dp_mechanism.shape) is 1 .. L, L = floor(log2 W) + 1:
+ * no window of W steps contains a dyadic interval of level L or above, so
+ * k = L is the full tree over W, k = 1 noises each step once, and a k in
+ * between caps the tree at intervals of 2^(k-1) steps.  Each step lies in
+ * one interval per level: the vector of all p-sums has L1 sensitivity k U
+ * (U = dp_mechanism_unit_bound, one step's bound or one person's
+ * contributions) and each gets discrete Laplace noise of scale k U /
+ * epsilon, whatever the length of the stream.  The window (a, t],
+ * a = max(0, t - W), is decomposed greedily from its left end: from x = a,
+ * the largest interval of at most 2^(k-1) steps that starts at x (its
+ * length divides x) and ends by t, until x = t: the window's maximal
+ * aligned intervals.  The release is a sum of p-sums already drawn:
+ * post-processing.  The default k is the one of least exact mean variance
+ * (dp_rolling_default_levels).
  *
- * Storage: nodes[0 .. L - 1] are the open intervals' accumulators, kept as
+ * Storage: nodes[0 .. k - 1] are the open intervals' accumulators, kept as
  * offsets against the running total with their noise drawn when they open,
  * as dp_binary.c does (the pan-private transformation of Budaeva et al.
  * [BLD+], section 2.4.4: a stored accumulator is never a raw partial sum).
@@ -28,8 +32,9 @@
  * intervals, the only ones a window at t or later can use (an interval
  * used at t starts at a >= t - W, and at most floor(W / 2^j) closed
  * intervals of length 2^j fit between t - W and t): interval m of level j
- * is in slot (m - 1) mod floor(W / 2^j).  About 2 W + log2 W nodes, fixed
- * by W; the width is limited so that they fit a state.
+ * is in slot (m - 1) mod floor(W / 2^j).  W + 1 nodes for k = 1, about
+ * 2 W + log2 W for the full tree, fixed by W and k; the width is limited so
+ * that the full tree's fit a state.
  */
 #include <math.h>
 
