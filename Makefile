@@ -206,7 +206,7 @@ core-flags:
 layers: $(OBJS)
 	@test/layers.sh
 
-.PHONY: core-flags layers unit unit-sanitize unit-valgrind audit audit-broken lp-broken test demo bench setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
+.PHONY: core-flags layers unit unit-sanitize unit-valgrind audit audit-broken lp-broken test demo bench bench-rolling setup fuzz fuzz-build fuzz-replay fuzz-coverage fuzz-corpus
 setup:
 	scripts/setup.sh
 
@@ -218,6 +218,11 @@ demo:
 
 bench:
 	bench/run.sh
+
+# issue 30: rolling windows against differences of running releases, exactly
+# (bench/rolling.sh, also in make bench's run; not in make test)
+bench-rolling:
+	bench/rolling.sh
 
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 mkdir -p bench/out
 bench/accuracy.sh
 bench/mechanisms.sh
+# exact rolling-window variances (about 15 s; Honaker at 2^16 only with --slow)
+bench/rolling.sh
 bench/expiration.sh
 bench/comparison.sh
 bench/aggregates.sh

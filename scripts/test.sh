@@ -224,6 +224,12 @@ run_cluster_suite() {
   # exactly the charges that fit, none past the budget.
   run_tap_script ledger_load "[PostgreSQL $pg] ledger under load" "$tag"
 
+  # Issue 30, item 3 through SQL: seeded rolling and release(t) - release(t-W)
+  # counts of 4,000 partitions against the exact variance bench/rolling.c
+  # reads off the core (band from the variance of a sample variance); a
+  # cluster of its own, about 10 s.
+  run_tap_script rolling_accuracy "[PostgreSQL $pg] rolling windows: measured against exact" "$tag"
+
   # Every function of the extension called with NULL in each argument, as a
   # role with no grants and as a superuser: a cluster of its own, since a
   # crash restarts every backend.
