@@ -227,6 +227,12 @@ extern void dp_mechanism_rolling_base(const dp_mechanism *running, int64_t width
  * variance for its width and budget (its levels when left out).
  */
 extern double dp_rolling_default_levels(const dp_mechanism *mechanism);
+/*
+ * Fills a rolling mechanism's levels left out (shape 0), and its arity
+ * with them when that is left out too (horizon 0): the pair of least exact
+ * mean variance.
+ */
+extern void dp_rolling_fill_default(dp_mechanism *mechanism);
 
 /*
  * Fills everything but the nodes (validation, noise scale, step 0); for the

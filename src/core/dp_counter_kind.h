@@ -122,6 +122,20 @@ typedef struct dp_counter_kind
 	 * mechanism (dp_rolling's levels); NULL: the parameter is required.
 	 */
 	double		(*default_shape) (const dp_mechanism *mechanism);
+	/*
+	 * Or, when set, fills the real parameter (shape 0) together with the
+	 * horizon-kept parameter below when that is left out too (rolling's
+	 * levels and arity, chosen jointly).
+	 */
+	void		(*fill_default) (dp_mechanism *mechanism);
+	/*
+	 * An unbounded kind's third integer parameter, kept in
+	 * dp_mechanism.horizon as its value minus horizon_offset (so that 0,
+	 * what older states hold, is its smallest value): rolling's "arity".
+	 * NULL for none.
+	 */
+	const char *horizon_name;
+	int64_t		horizon_offset;
 	/* the value an absent block gets, from a valid horizon */
 	int64_t		(*default_block) (int64_t horizon);
 	uint32_t	accepted_flags; /* DP_FLAG_* options it supports */

@@ -116,14 +116,15 @@ typedef struct MechanismCache
 	unsigned char bytes[MECHANISM_CACHE_BYTES];
 	dp_mechanism mechanism;
 	/*
-	 * The rolling forms' last default: the rolling mechanism with levels 0
-	 * (dp_mechanism_rolling_base) and the levels computed for it, valid when
-	 * rolling_levels > 0.  The default is a function of the rest, so every
+	 * The rolling forms' last default: the rolling mechanism with levels and
+	 * arity 0 (dp_mechanism_rolling_base) and the levels and arity (kept in
+	 * the horizon) computed for it, valid when rolling_levels > 0.  The default is a function of the rest, so every
 	 * group or partition of a query with the same mechanism and width
 	 * shares one computation.
 	 */
 	dp_mechanism rolling_base;
 	double		rolling_levels;
+	int64		rolling_arity_field;
 } MechanismCache;
 
 /* the call site's cache (one per aggregate or function in a query) */
@@ -193,16 +194,20 @@ dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where, dp_me
 	{
 		MechanismCache *cache = mechanism_cache(fcinfo);
 
-		/* the default levels once per query and (mechanism, width) */
+		/* the default levels and arity once per query and (mechanism, width) */
 		dp_mechanism_rolling_base(out, PG_GETARG_INT64(where.width), out);
 		if (cache->rolling_levels > 0 &&
 			memcmp(&cache->rolling_base, out, sizeof(dp_mechanism)) == 0)
+		{
 			out->shape = cache->rolling_levels;
+			out->horizon = cache->rolling_arity_field;
+		}
 		else
 		{
 			cache->rolling_base = *out;
-			out->shape = dp_rolling_default_levels(out);
+			dp_rolling_fill_default(out);
 			cache->rolling_levels = out->shape;
+			cache->rolling_arity_field = out->horizon;
 		}
 	}
 	dp_mechanism_check(out);
@@ -225,12 +230,13 @@ dp_aggregate_mechanism_matches(FunctionCallInfo fcinfo, DpMechanismArgument wher
 	if (PG_ARGISNULL(where.width))
 		return false;
 	/*
-	 * per row: the default levels are a function of the rest, so the first
-	 * row's are taken rather than computed again
+	 * per row: the default levels and arity are a function of the rest, so
+	 * the first row's are taken rather than computed again
 	 */
 	dp_mechanism_rolling_base(dp_mechanism_datum_cached(fcinfo, PG_GETARG_DATUM(where.mechanism)),
 							  PG_GETARG_INT64(where.width), &rolling);
 	rolling.shape = mechanism->shape;
+	rolling.horizon = mechanism->horizon;
 	return memcmp(&rolling, mechanism, sizeof(dp_mechanism)) == 0;
 }
 

@@ -129,6 +129,9 @@ static const lp_case cases[] = {
 	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=4,levels=1,max_per_step=3)", 16, 8, false, true, false},
 	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=7,levels=2,max_per_step=3)", 24, 8, false, true, false},
 	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=1,max_per_step=3)", 8, 6, false, true, false},
+	/* k-ary: arity 3 at W = 9 and arity 4 at W = 8, two levels */
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=9,levels=2,arity=3,max_per_step=3)", 24, 8, false, true, false},
+	{DP_MECHANISM_ROLLING, "rolling(epsilon=1,width=8,levels=2,arity=4,max_per_step=3)", 24, 8, false, true, false},
 	/* K = 0: every step a closed block; K = 7: levels 0 to 4 of the first block */
 	{DP_MECHANISM_DECAYED, "decayed(epsilon=1,gamma=0.9,max_per_step=3)", 16, 8, false, true, false},
 	{DP_MECHANISM_DECAYED, "decayed(epsilon=1,gamma=0.999,max_per_step=3)", 32, 8, false, true, false},

@@ -163,23 +163,28 @@ expected_for(const dp_mechanism *m, int64_t t)
 		case DP_MECHANISM_ROLLING:
 			{
 				/*
-				 * `levels` levels (at most floor(log2 W) + 1); the window
-				 * (t - W, t] is the union of its maximal dyadic intervals of
-				 * at most 2^(levels - 1) steps, counted here from the right
-				 * end (the mechanism decomposes from the left).
+				 * `levels` levels of arity k (kept in the horizon as k - 2);
+				 * the window (t - W, t] is the union of its maximal aligned
+				 * k-adic intervals of at most k^(levels - 1) steps, counted
+				 * here from the right end (the mechanism decomposes from the
+				 * left).
 				 */
 				int64_t		levels = (int64_t) m->shape,
+							k = m->horizon + 2,
+							top = 1,
 							a = t > m->block ? t - m->block : 0,
 							y = t,
 							terms = 0;
 
+				for (int64_t j = 1; j < levels; j++)
+					top *= k;
 				while (y > a)
 				{
 					int64_t		length = 1;
 
-					while (y % (2 * length) == 0 && y - 2 * length >= a &&
-						   2 * length <= (((int64_t) 1) << (levels - 1)))
-						length *= 2;
+					while (y % (k * length) == 0 && y - k * length >= a &&
+						   k * length <= top)
+						length *= k;
 					y -= length;
 					terms++;
 				}
@@ -244,6 +249,10 @@ static const config configs[] = {
 	{"rolling W=365 pan-private levels=9", MS(DP_MECHANISM_ROLLING, 0.5, 0, 1, 365, DP_FLAG_PAN_PRIVATE, 9), 400, {1, 256, 365, 400}},
 	/* W = 365, 5 levels: pieces of at most 16 steps */
 	{"rolling W=365 levels=5", MS(DP_MECHANISM_ROLLING, 1.0, 0, 1, 365, 0, 5), 400, {17, 365, 383, 400}},
+	/* W = 365, arity 19 (horizon 17), 2 levels (the default): pieces of 1 and 19 steps */
+	{"rolling W=365 arity=19 levels=2", MS(DP_MECHANISM_ROLLING, 1.0, 17, 1, 365, 0, 2), 400, {18, 365, 383, 400}},
+	/* W = 9, arity 3, 2 levels, pan-private: (11, 20] = (11,12], two pieces of 3, two of 1: 5 terms x 2 */
+	{"rolling W=9 arity=3 levels=2 pan-private", MS(DP_MECHANISM_ROLLING, 1.0, 1, 2, 9, DP_FLAG_PAN_PRIVATE, 2), 40, {2, 9, 20, 40}},
 };
 
 #define TRIALS 20000

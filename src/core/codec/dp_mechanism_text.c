@@ -32,6 +32,10 @@ dp_mechanism_to_text(const dp_mechanism *mechanism, char *buffer, size_t size)
 	if (kind && kind->shape_name)
 		length += snprintf(buffer + length, size - length, ",%s=%.17g", kind->shape_name,
 						   mechanism->shape);
+	/* a horizon-kept parameter only when not its smallest value (older texts) */
+	if (kind && kind->horizon_name && mechanism->horizon != 0)
+		length += snprintf(buffer + length, size - length, ",%s=%lld", kind->horizon_name,
+						   (long long) (mechanism->horizon + kind->horizon_offset));
 	if (dp_mechanism_step_bound_stated(mechanism))
 		length += snprintf(buffer + length, size - length, ",max_per_step=%lld",
 						   (long long) mechanism->max_per_step);
@@ -166,8 +170,16 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		field = kind->shape_name;
 		bit = SEEN_SHAPE;
 	}
+	/* an unbounded kind's parameter kept in the horizon (rolling's arity) */
+	if (kind->horizon_name && strcmp(parameter, kind->horizon_name) == 0)
+	{
+		field = kind->horizon_name;
+		bit = SEEN_HORIZON;
+	}
 	/* "block" and "arity" are one field, each the name of its kind's */
-	if (bit == 0 || (bit == SEEN_HORIZON && !kind->bounded) ||
+	if (bit == 0 ||
+		(bit == SEEN_HORIZON && !kind->bounded &&
+		 (!kind->horizon_name || strcmp(parameter, kind->horizon_name) != 0)) ||
 		(bit == SEEN_BLOCK && (!kind->has_block || strcmp(parameter, kind->block_name) != 0)) ||
 		(bit == SEEN_SHAPE && (!kind->shape_name || strcmp(parameter, kind->shape_name) != 0)))
 		return fail(error, "mechanism", "unknown parameter for this mechanism");
@@ -192,6 +204,13 @@ parse_parameter(const char **cursor, const dp_counter_kind *kind, dp_mechanism *
 		case SEEN_HORIZON:
 			if (!dp_text_int64(cursor, &mechanism->horizon))
 				return fail(error, field, "expected an integer");
+			if (!kind->bounded && kind->horizon_name)
+			{
+				/* kept as value - offset; validation refuses what is out of range */
+				if (mechanism->horizon < INT64_MIN + kind->horizon_offset)
+					return fail(error, field, "expected an integer");
+				mechanism->horizon -= kind->horizon_offset;
+			}
 			break;
 		case SEEN_MAX_PER_STEP:
 			if (!dp_text_int64(cursor, &mechanism->max_per_step))

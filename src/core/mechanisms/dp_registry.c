@@ -152,7 +152,8 @@ dp_mechanism_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "horizon";
 		return DP_ERROR_HORIZON;
 	}
-	if (!kind->bounded && mechanism->horizon != 0)
+	/* an unbounded kind keeps 0, or its own parameter there (kind's validate) */
+	if (!kind->bounded && mechanism->horizon != 0 && !kind->horizon_name)
 	{
 		*field = "horizon";
 		return DP_ERROR_HORIZON;
@@ -258,6 +259,8 @@ dp_mechanism_fill_default_shape(dp_mechanism *mechanism)
 {
 	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
 
-	if (kind != NULL && kind->default_shape != NULL && mechanism->shape == 0)
+	if (kind != NULL && kind->fill_default != NULL && mechanism->shape == 0)
+		kind->fill_default(mechanism);
+	else if (kind != NULL && kind->default_shape != NULL && mechanism->shape == 0)
 		mechanism->shape = kind->default_shape(mechanism);
 }

@@ -45,12 +45,40 @@
 #define ROLLING_WIDTH_MAX 511
 /* the levels of the full tree over the widest window */
 #define ROLLING_LEVELS_MAX 9
+/* the arity is kept in dp_mechanism.horizon as arity - 2: 0 is the binary tree */
+#define ROLLING_ARITY_OFFSET 2
 
-/* levels of the full dyadic tree over a window of `width` steps */
-static int
-rolling_full_levels(int64_t width)
+/* the tree's arity k (2 .. ROLLING_WIDTH_MAX) */
+static int64_t
+rolling_arity(const dp_mechanism *mechanism)
 {
-	return width >= 1 ? dp_level_count(width) : 1;
+	return mechanism->horizon + ROLLING_ARITY_OFFSET;
+}
+
+/* k^level, the steps of an interval of level `level` (at most the width) */
+static int64_t
+rolling_span(int64_t arity, int level)
+{
+	int64_t		span = 1;
+
+	for (int j = 0; j < level; j++)
+		span *= arity;
+	return span;
+}
+
+/* levels of the full k-ary tree over a window of `width` steps: k^j <= width */
+static int
+rolling_full_levels(int64_t width, int64_t arity)
+{
+	int			levels = 1;
+	int64_t		span = arity;
+
+	while (width >= 1 && span <= width)
+	{
+		levels++;
+		span *= arity;
+	}
+	return levels;
 }
 
 /* levels the mechanism keeps (its validated real parameter) */
@@ -62,19 +90,19 @@ rolling_levels(const dp_mechanism *mechanism)
 
 /* closed intervals kept for level `level` */
 static int64_t
-rolling_ring(int64_t width, int level)
+rolling_ring(int64_t width, int64_t arity, int level)
 {
-	return width >> level;
+	return width / rolling_span(arity, level);
 }
 
 /* the first node of level `level`'s ring */
 static int
-rolling_ring_base(int64_t width, int levels, int level)
+rolling_ring_base(int64_t width, int64_t arity, int levels, int level)
 {
 	int			base = levels;
 
 	for (int j = 0; j < level; j++)
-		base += (int) rolling_ring(width, j);
+		base += (int) rolling_ring(width, arity, j);
 	return base;
 }
 
@@ -83,7 +111,7 @@ rolling_node_count(const dp_mechanism *mechanism)
 {
 	int			levels = rolling_levels(mechanism);
 
-	return rolling_ring_base(mechanism->block, levels, levels);
+	return rolling_ring_base(mechanism->block, rolling_arity(mechanism), levels, levels);
 }
 
 static dp_status
@@ -94,8 +122,14 @@ rolling_validate(const dp_mechanism *mechanism, const char **field)
 		*field = "width";
 		return DP_ERROR_BLOCK;
 	}
+	if (mechanism->horizon < 0 || mechanism->horizon > ROLLING_WIDTH_MAX - ROLLING_ARITY_OFFSET)
+	{
+		*field = "arity";
+		return DP_ERROR_BLOCK;
+	}
 	/* a whole number of levels, at most the full tree's */
-	if (!(mechanism->shape >= 1 && mechanism->shape <= rolling_full_levels(mechanism->block) &&
+	if (!(mechanism->shape >= 1 &&
+		  mechanism->shape <= rolling_full_levels(mechanism->block, rolling_arity(mechanism)) &&
 		  mechanism->shape == (double) (int) mechanism->shape))
 	{
 		*field = "levels";
@@ -120,9 +154,10 @@ rolling_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *ou
 
 /* the slot of closed interval m (>= 1) of level `level` */
 static int
-rolling_slot(int64_t width, int levels, int level, int64_t m)
+rolling_slot(int64_t width, int64_t arity, int levels, int level, int64_t m)
 {
-	return rolling_ring_base(width, levels, level) + (int) ((m - 1) % rolling_ring(width, level));
+	return rolling_ring_base(width, arity, levels, level) +
+		(int) ((m - 1) % rolling_ring(width, arity, level));
 }
 
 /*
@@ -131,24 +166,28 @@ rolling_slot(int64_t width, int levels, int level, int64_t m)
  * number.  Every interval it names has closed and lies in its level's ring.
  */
 static int
-rolling_decompose(int64_t width, int levels, int64_t steps,
+rolling_decompose(int64_t width, int64_t arity, int levels, int64_t steps,
 				  void (*visit) (void *context, int level, int64_t m), void *context)
 {
 	int64_t		x = steps > width ? steps - width : 0;
+	int64_t		top = rolling_span(arity, levels - 1);
 	int			count = 0;
 
 	while (x < steps)
 	{
 		int			level = levels - 1;
+		int64_t		span = top;
 
 		/* the largest interval starting at x that ends by steps */
-		while (level > 0 &&
-			   ((x & ((((int64_t) 1) << level) - 1)) != 0 || x + (((int64_t) 1) << level) > steps))
+		while (level > 0 && (x % span != 0 || x + span > steps))
+		{
 			level--;
+			span /= arity;
+		}
 		if (visit)
-			visit(context, level, (x >> level) + 1);
+			visit(context, level, x / span + 1);
 		count++;
-		x += ((int64_t) 1) << level;
+		x += span;
 	}
 	return count;
 }
@@ -167,6 +206,7 @@ rolling_add_node(void *context, int level, int64_t m)
 
 	sum->sum = dp_counter_add(counter, sum->sum,
 							  counter->nodes[rolling_slot(counter->mechanism.block,
+														  rolling_arity(&counter->mechanism),
 														  rolling_levels(&counter->mechanism),
 														  level, m)]);
 }
@@ -191,8 +231,8 @@ rolling_update_release(dp_counter *counter)
 {
 	rolling_sum_context sum = {counter, 0};
 
-	rolling_decompose(counter->mechanism.block, rolling_levels(&counter->mechanism),
-					  counter->steps, rolling_add_node, &sum);
+	rolling_decompose(counter->mechanism.block, rolling_arity(&counter->mechanism),
+					  rolling_levels(&counter->mechanism), counter->steps, rolling_add_node, &sum);
 	counter->release = sum.sum;
 	rolling_memo(counter, sum.sum);
 }
@@ -225,7 +265,9 @@ static void
 rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
 	int64_t		width = counter->mechanism.block;
+	int64_t		arity = rolling_arity(&counter->mechanism);
 	int			levels = rolling_levels(&counter->mechanism);
+	int64_t		span = 1;
 	int64_t		t;
 	bool		memo_valid = levels == 1 && counter->memo_step >= 1 &&
 		counter->memo_step == counter->steps && !counter->overflow;
@@ -235,10 +277,10 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 	t = ++counter->steps;
 	/* one level: interval t - W leaves the window, from the slot t takes */
 	if (memo_valid && t > width)
-		leaving = counter->nodes[rolling_slot(width, levels, 0, t)];
-	for (int level = 0; level < levels && (t & ((((int64_t) 1) << level) - 1)) == 0; level++)
+		leaving = counter->nodes[rolling_slot(width, arity, levels, 0, t)];
+	for (int level = 0; level < levels && t % span == 0; level++, span *= arity)
 	{
-		int			slot = rolling_slot(width, levels, level, t >> level);
+		int			slot = rolling_slot(width, arity, levels, level, t / span);
 		dp_int128	closed = dp_counter_add(counter, counter->nodes[level],
 											counter->running_total);
 
@@ -255,7 +297,7 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 									   (uint64_t) counter->memo[0]);
 
 		sum = dp_counter_add(counter, dp_counter_sub(counter, sum, leaving),
-							 counter->nodes[rolling_slot(width, levels, 0, t)]);
+							 counter->nodes[rolling_slot(width, arity, levels, 0, t)]);
 		counter->release = sum;
 		rolling_memo(counter, sum);
 	}
@@ -286,6 +328,7 @@ rolling_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *g
 {
 	groups[0].scale = counter->scale;
 	groups[0].terms = (int64_t) rolling_decompose(counter->mechanism.block,
+												  rolling_arity(&counter->mechanism),
 												  rolling_levels(&counter->mechanism),
 												  steps, NULL, NULL) *
 		(dp_counter_pan_private(counter) ? 2 : 1);
@@ -293,56 +336,103 @@ rolling_noise_groups(const dp_counter *counter, int64_t steps, dp_noise_group *g
 }
 
 /*
- * The number of levels with the least exact mean variance of the release
- * once the window is full (t >= W), for the mechanism's width, budget,
- * noise family, privacy unit and options: for each candidate k = 1 ..
- * floor(log2 W) + 1 the counter's own noise description (its scale for k
- * levels and the terms of the decomposition at t) gives the exact variance,
- * averaged over one period of the decompositions (2^(L-1) consecutive steps:
- * a decomposition depends on t and t - W modulo the largest piece).  Ties
- * go to fewer levels.  Without a stated bound the calibration uses a bound
- * of 1 (a statistic sets its own later).  1 when the mechanism is invalid
- * otherwise: its validation then names what is wrong.
+ * The exact mean variance of the release once the window is full (t >=
+ * W) of the rolling mechanism `trial`, from the counter's own noise
+ * description (its scale for its levels and the terms of the decomposition
+ * at t), averaged over one period of the decompositions: k^(levels-1)
+ * consecutive steps (a decomposition depends on t and t - W modulo the
+ * largest piece).  Without a stated bound the calibration uses a bound of 1
+ * (a statistic sets its own later).  Infinite when the trial is invalid.
  */
+static double
+rolling_mean_variance(dp_mechanism trial)
+{
+	dp_counter	header;
+	const char *field;
+	int64_t		period;
+	double		total = 0;
+
+	if (!dp_mechanism_step_bound_stated(&trial))
+		trial.max_per_step = 1;
+	if (dp_counter_prepare(&header, &trial, &field) != DP_OK)
+		return INFINITY;
+	period = rolling_span(rolling_arity(&trial), rolling_levels(&trial) - 1);
+	for (int64_t t = trial.block; t < trial.block + period; t++)
+	{
+		dp_noise_group groups[DP_NOISE_GROUPS_MAX];
+		int			count = dp_counter_noise_groups_at(&header, t, groups);
+
+		total += dp_noise_sum_variance(groups, count);
+	}
+	return total / (double) period;
+}
+
+/*
+ * The default parameters of a rolling mechanism whose levels are left out
+ * (shape 0), for its width, budget, noise family, privacy unit and options:
+ * with the arity left out too (horizon 0) the pair (arity k, levels) of
+ * least exact mean variance over k = 2 .. W and levels 1 .. floor(log_k W)
+ * + 1, ties going to fewer levels and then to the smaller arity (one level
+ * is the same mechanism for every k: arity 2); with an arity given, the
+ * levels of least mean variance for it.  Levels 1 and arity 2 when the
+ * mechanism is invalid otherwise: its validation then names what is wrong.
+ */
+void
+dp_rolling_fill_default(dp_mechanism *mechanism)
+{
+	int64_t		width = mechanism->block;
+	bool		joint = mechanism->horizon == 0;
+	int64_t		arity_first = rolling_arity(mechanism);
+	int64_t		arity_last = joint ? width : arity_first;
+	int			best_levels = 1;
+	int64_t		best_arity = arity_first;
+	double		best_variance = INFINITY;
+
+	if (mechanism->shape != 0)
+		return;
+	if (width < 1 || width > ROLLING_WIDTH_MAX || mechanism->horizon < 0 ||
+		mechanism->horizon > ROLLING_WIDTH_MAX - ROLLING_ARITY_OFFSET)
+	{
+		mechanism->shape = 1;
+		return;
+	}
+	if (arity_last < arity_first)
+		arity_last = arity_first;
+	/* levels outermost, so that a tie keeps the fewer levels, then the smaller arity */
+	for (int levels = 1; levels <= ROLLING_LEVELS_MAX; levels++)
+		for (int64_t arity = arity_first; arity <= arity_last; arity++)
+		{
+			dp_mechanism trial = *mechanism;
+			double		variance;
+
+			if (levels > rolling_full_levels(width, arity))
+				continue;
+			/* one level is one mechanism whatever the arity: the first */
+			if (levels == 1 && arity > arity_first)
+				break;
+			trial.horizon = arity - ROLLING_ARITY_OFFSET;
+			trial.shape = levels;
+			variance = rolling_mean_variance(trial);
+			if (variance < best_variance)
+			{
+				best_variance = variance;
+				best_levels = levels;
+				best_arity = arity;
+			}
+		}
+	mechanism->shape = best_levels;
+	mechanism->horizon = best_arity - ROLLING_ARITY_OFFSET;
+}
+
+/* the default levels alone (the registry's default_shape) */
 double
 dp_rolling_default_levels(const dp_mechanism *mechanism)
 {
-	int64_t		width = mechanism->block;
-	int			full;
-	int64_t		period;
-	int			best = 1;
-	double		best_variance = INFINITY;
+	dp_mechanism copy = *mechanism;
 
-	if (width < 1 || width > ROLLING_WIDTH_MAX)
-		return 1;
-	full = rolling_full_levels(width);
-	period = ((int64_t) 1) << (full - 1);
-	for (int k = 1; k <= full; k++)
-	{
-		dp_mechanism trial = *mechanism;
-		dp_counter	header;
-		const char *field;
-		double		total = 0;
-
-		trial.shape = k;
-		if (!dp_mechanism_step_bound_stated(&trial))
-			trial.max_per_step = 1;
-		if (dp_counter_prepare(&header, &trial, &field) != DP_OK)
-			return 1;
-		for (int64_t t = width; t < width + period; t++)
-		{
-			dp_noise_group groups[DP_NOISE_GROUPS_MAX];
-			int			count = dp_counter_noise_groups_at(&header, t, groups);
-
-			total += dp_noise_sum_variance(groups, count);
-		}
-		if (total / (double) period < best_variance)
-		{
-			best_variance = total / (double) period;
-			best = k;
-		}
-	}
-	return best;
+	copy.shape = 0;
+	dp_rolling_fill_default(&copy);
+	return copy.shape;
 }
 
 /*
@@ -357,11 +447,11 @@ void
 dp_mechanism_rolling_of(const dp_mechanism *running, int64_t width, dp_mechanism *rolling)
 {
 	dp_mechanism_rolling_base(running, width, rolling);
-	rolling->shape = dp_rolling_default_levels(rolling);
+	dp_rolling_fill_default(rolling);
 }
 
 /*
- * The same with levels left at 0: what the default is computed from, and
+ * The same with levels and arity left at 0: what the default is computed from, and
  * all a caller needs to tell whether two calls give the same mechanism (the
  * default is a function of the rest).
  */
@@ -405,6 +495,9 @@ const dp_counter_kind dp_rolling_kind = {
 	.default_block = NULL,
 	.shape_name = "levels",
 	.default_shape = dp_rolling_default_levels,
+	.fill_default = dp_rolling_fill_default,
+	.horizon_name = "arity",
+	.horizon_offset = ROLLING_ARITY_OFFSET,
 	.accepted_flags = DP_FLAG_PAN_PRIVATE | DP_FLAG_KEYED | DP_FLAG_PERSON |
 	DP_FLAG_PER_OBSERVATION | DP_FLAG_ZCDP,
 	.validate = rolling_validate,

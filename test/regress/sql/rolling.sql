@@ -54,13 +54,20 @@ SELECT 'rolling(epsilon=1,width=7,levels=4)'::dp_mechanism;
 SELECT dp_rolling(1, 7, 1, levels => 3), dp_rolling(1, 28, 1, levels => 2),
        'rolling(epsilon=1,width=365,max_per_step=1)'::dp_mechanism AS default_from_text,
        dp_pan_private(dp_rolling(1, 7, 1, levels => 3)) AS option_keeps_levels;
--- each levels value at W = 7, 28, 365 against the default (chosen by exact
--- mean variance): the 95% half-width of dp_error_bound, from the same noise
--- description, averaged over 256 steps once the window is full, is least at
--- the default, for epsilon (one level at every width the kind accepts) and
--- for rho, where a deeper tree wins (its L2 sensitivity grows as sqrt(levels))
+-- each levels value of the binary tree at W = 7, 28, 365 against the
+-- default (levels and arity chosen jointly by exact mean variance): the 95%
+-- half-width of dp_error_bound, from the same noise description, averaged
+-- over 256 steps once the window is full.  For epsilon one level is the
+-- least binary tree at every width, and at W = 365 the default is two levels
+-- of arity about sqrt(W) (19), below one level; for rho a deeper tree wins
+-- (its L2 sensitivity grows as sqrt(levels)), wider than binary.
 WITH widths (w) AS (VALUES (7), (28), (365)),
      forms (budget, m) AS (VALUES ('epsilon', 'epsilon'), ('rho', 'rho')),
+     defaults AS (
+       SELECT f.budget, w.w,
+              CASE f.budget WHEN 'epsilon' THEN dp_rolling(1, w.w, 1)
+                   ELSE dp_rolling_of(dp_zcdp_mechanism_of('binary', 0.5, 100, 1), w.w) END::text AS m
+       FROM widths w, forms f),
      candidates AS (
        SELECT f.budget, w.w, k,
               (SELECT avg(dp_error_bound(CASE f.budget WHEN 'epsilon' THEN dp_rolling(1, w.w, 1, levels => k)
@@ -70,13 +77,14 @@ WITH widths (w) AS (VALUES (7), (28), (365)),
        FROM widths w, forms f, generate_series(1, 9) k
        WHERE k <= floor(log(2, w.w)) + 1)
 SELECT budget, w,
-       (SELECT k FROM candidates c2 WHERE c2.budget = c.budget AND c2.w = c.w ORDER BY mean_bound, k LIMIT 1) AS least_bound,
-       substring(CASE budget WHEN 'epsilon' THEN dp_rolling(1, w, 1)::text
-                 ELSE dp_rolling_of(dp_zcdp_mechanism_of('binary', 0.5, 100, 1), w)::text END
-                 FROM 'levels=([0-9]+)')::int AS default_levels,
-       string_agg(k || ':' || round(mean_bound::numeric, 1), ' ' ORDER BY k) AS mean_bound_by_levels
-FROM candidates c
-GROUP BY budget, w
+       (SELECT k FROM candidates c2 WHERE c2.budget = c.budget AND c2.w = c.w ORDER BY mean_bound, k LIMIT 1) AS least_binary,
+       substring(d.m FROM 'levels=([0-9]+)')::int AS default_levels,
+       coalesce(substring(d.m FROM 'arity=([0-9]+)')::int, 2) AS default_arity,
+       round((SELECT avg(dp_error_bound(d.m::dp_mechanism, t, 0.95)) FROM generate_series(w, w + 255) t)::numeric, 1) AS default_bound,
+       (SELECT avg(dp_error_bound(d.m::dp_mechanism, t, 0.95)) FROM generate_series(w, w + 255) t) <= min(mean_bound) + 1e-9 AS default_not_worse,
+       string_agg(k || ':' || round(mean_bound::numeric, 1), ' ' ORDER BY k) AS binary_bound_by_levels
+FROM candidates c JOIN defaults d USING (budget, w)
+GROUP BY budget, w, d.m
 ORDER BY budget, w;
 
 -- ===== dp_rolling_of: what is taken from the running mechanism =====
