@@ -329,10 +329,10 @@ CREATE FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, m
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
 COMMENT ON FUNCTION @extschema@.dp_ppcum(epsilon double precision, horizon bigint, max_per_step bigint) IS 'PPCum: pan-private cumulative sum; T-bounded, error O(log^1.5 T / epsilon) at every step';
 
-CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint, levels integer DEFAULT NULL::integer) RETURNS @extschema@.dp_mechanism
+CREATE FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint DEFAULT NULL::bigint, levels integer DEFAULT NULL::integer, arity integer DEFAULT NULL::integer) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'dp_mechanism_construct';
-COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint, levels integer) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a dyadic tree over width capped at levels levels (1: each step noised once; default: the count of least mean variance); no horizon, error independent of the stream''s length';
+COMMENT ON FUNCTION @extschema@.dp_rolling(epsilon double precision, width bigint, max_per_step bigint, levels integer, arity integer) IS 'rolling window: each release is the noisy sum of the last width steps (width at most 511), from a tree of the given arity (default 2 when levels is given) over width capped at levels levels (1: each step noised once; both left out: the pair of least mean variance, e.g. 2 levels of arity 19 at width 365); no horizon, error independent of the stream''s length';
 
 CREATE FUNCTION @extschema@.dp_rolling_of(mechanism @extschema@.dp_mechanism, width bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE

@@ -224,7 +224,8 @@ extern void dp_mechanism_rolling_base(const dp_mechanism *running, int64_t width
 									  dp_mechanism *rolling);
 /*
  * The number of levels of the rolling mechanism with the least exact mean
- * variance for its width and budget (its levels when left out).
+ * variance for its width, budget and arity (its levels when left out and
+ * its arity given).
  */
 extern double dp_rolling_default_levels(const dp_mechanism *mechanism);
 /*

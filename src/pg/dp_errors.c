@@ -87,6 +87,8 @@ dp_fill_template(const char *template, const dp_mechanism *mechanism,
 			value = kind->name;
 		else if (strcmp(name, "value") == 0 && parameter && mechanism)
 			value = parameter->real ? psprintf("%.17g", mechanism->shape) :
+				kind && kind->horizon_name && strcmp(parameter->name, kind->horizon_name) == 0 ?
+				psprintf(INT64_FORMAT, mechanism->horizon + kind->horizon_offset) :
 				psprintf(INT64_FORMAT, mechanism->block);
 		else if (strcmp(name, "max") == 0 && parameter && kind)
 			value = parameter->real ? dp_limit_text(kind->shape_max) :

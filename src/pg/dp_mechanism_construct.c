@@ -55,6 +55,7 @@ typedef struct construct_call
 	int			max_per_step;
 	int			block;			/* the kind's block_name, or "parameter" */
 	int			shape;			/* the kind's shape_name */
+	int			horizon_parameter;	/* the kind's horizon_name (rolling's arity), or -1 */
 } construct_call;
 
 static Datum construct_expiring(FunctionCallInfo fcinfo, const construct_call *call);
@@ -462,8 +463,8 @@ default_block_for(const dp_counter_kind *kind, int64 horizon)
  */
 static Datum
 construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 flags,
-				   double epsilon, int64 horizon, int max_argno, int block_argno,
-				   int shape_argno, const char *function)
+				   double epsilon, int64 horizon, bool horizon_given, int max_argno,
+				   int block_argno, int shape_argno, const char *function)
 {
 	dp_mechanism mechanism;
 	dp_mechanism before;
@@ -495,6 +496,15 @@ construct_in_order(FunctionCallInfo fcinfo, const dp_counter_kind *kind, uint32 
 	if (shape_argno >= 0 && !PG_ARGISNULL(shape_argno))
 		mechanism.shape = get_fn_expr_argtype(fcinfo->flinfo, shape_argno) == INT4OID ?
 			(double) PG_GETARG_INT32(shape_argno) : PG_GETARG_FLOAT8(shape_argno);
+	else if (horizon_given && kind->default_shape)
+	{
+		/* rolling's arity given (even 2): the levels for it, unless it is refused */
+		const char *field;
+
+		mechanism.shape = 1;
+		if (dp_mechanism_validate(&mechanism, &field) == DP_OK)
+			mechanism.shape = kind->default_shape(&mechanism);
+	}
 	else
 		dp_mechanism_fill_default_shape(&mechanism);
 	dp_mechanism_check(&mechanism);
@@ -587,10 +597,18 @@ mechanism_by_name_in_order(FunctionCallInfo fcinfo, const construct_call *call)
 				 errhint("Name a mechanism as in its text form, e.g. \"binary\" or \"balanced_unbounded\".")));
 	if (PG_ARGISNULL(call->horizon) && kind->bounded)
 		PG_RETURN_NULL();
+	/* an unbounded kind keeping a parameter in the horizon (rolling) takes no horizon */
+	if (!kind->bounded && kind->horizon_name && int64_argument_or(fcinfo, call->horizon, 0) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the %s mechanism takes no horizon", kind->name),
+				 errdetail("horizon was " INT64_FORMAT ".", PG_GETARG_INT64(call->horizon)),
+				 errhint("Leave horizon out (NULL); use dp_%s for its %s.", kind->name,
+						 kind->horizon_name)));
 	return construct_in_order(fcinfo, kind, zcdp ? DP_FLAG_ZCDP : 0,
 							  PG_GETARG_FLOAT8(call->epsilon),
-							  int64_argument_or(fcinfo, call->horizon, 0), call->max_per_step,
-							  call->block, -1, call->function);
+							  int64_argument_or(fcinfo, call->horizon, 0), false,
+							  call->max_per_step, call->block, -1, call->function);
 }
 
 Datum
@@ -845,6 +863,7 @@ resolve_call(FunctionCallInfo fcinfo)
 		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
 	proc = (Form_pg_proc) GETSTRUCT(tuple);
 	call = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(construct_call));
+	call->horizon_parameter = -1;
 	strlcpy(call->function, NameStr(proc->proname), sizeof(call->function));
 	count = get_func_arg_info(tuple, &types, &names, &modes);
 	ReleaseSysCache(tuple);
@@ -879,6 +898,8 @@ resolve_call(FunctionCallInfo fcinfo)
 										sql_argument_name(call->kind, call->kind->block_name));
 		call->shape = argument_position(names, count,
 										sql_argument_name(call->kind, call->kind->shape_name));
+		if (!call->kind->bounded && call->kind->horizon_name)
+			call->horizon_parameter = argument_position(names, count, call->kind->horizon_name);
 		if (call->kind->bounded && call->horizon < 0)
 			refuse_declaration(call, "horizon");
 		if (call->kind->has_block && call->block < 0)
@@ -952,9 +973,13 @@ dp_mechanism_construct(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(call->epsilon) || (kind->bounded && PG_ARGISNULL(call->horizon)))
 		PG_RETURN_NULL();
 	horizon = kind->bounded ? PG_GETARG_INT64(call->horizon) : 0;
+	/* an unbounded kind's parameter kept in the horizon (rolling's arity, integer) */
+	if (call->horizon_parameter >= 0 && !PG_ARGISNULL(call->horizon_parameter))
+		horizon = (int64) PG_GETARG_INT32(call->horizon_parameter) - kind->horizon_offset;
 	if (kind->has_block)
 		return construct_in_order(fcinfo, kind, call->zcdp ? DP_FLAG_ZCDP : 0,
 								  PG_GETARG_FLOAT8(call->epsilon), horizon,
+								  call->horizon_parameter >= 0 && !PG_ARGISNULL(call->horizon_parameter),
 								  call->max_per_step, call->block,
 								  call->kind->shape_name ? call->shape : -1,
 								  order_changed_in_0_14(call->function) ? call->function : NULL);

@@ -55,7 +55,7 @@ dp_mechanism_kinds(PG_FUNCTION_ARGS)
 	{
 		Datum		values[9];
 		bool		nulls[9] = {false};
-		Datum		parameters[2];
+		Datum		parameters[3];
 		int			parameter_count = 0;
 		uint32_t	accepted = kind->accepted_flags;
 
@@ -66,6 +66,8 @@ dp_mechanism_kinds(PG_FUNCTION_ARGS)
 			parameters[parameter_count++] = CStringGetTextDatum(kind->block_name);
 		if (kind->shape_name)
 			parameters[parameter_count++] = CStringGetTextDatum(kind->shape_name);
+		if (kind->horizon_name)
+			parameters[parameter_count++] = CStringGetTextDatum(kind->horizon_name);
 		values[2] = PointerGetDatum(construct_array(parameters, parameter_count, TEXTOID,
 													-1, false, TYPALIGN_INT));
 		values[3] = BoolGetDatum(kind_accepts_epsilon(kind));

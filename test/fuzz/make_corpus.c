@@ -355,6 +355,9 @@ counters(void)
 		shaped(mechanism(DP_MECHANISM_ROLLING, 0, 1.0, 0, 1, 7), 1),
 		shaped(mechanism(DP_MECHANISM_ROLLING, 0, 1.0, 0, 1, 28), 3),
 		shaped(mechanism(DP_MECHANISM_ROLLING, 0, 0.5, 0, 3, 511), 9),
+		/* k-ary: arity 19 and 3 (kept in the horizon as k - 2) */
+		shaped(mechanism(DP_MECHANISM_ROLLING, 0, 1.0, 17, 1, 365), 2),
+		shaped(mechanism(DP_MECHANISM_ROLLING, 0, 0.5, 1, 2, 9), 2),
 		shaped(mechanism(DP_MECHANISM_DECAYED, 0, 1.0, 0, 1, 0), 0.9),
 		shaped(mechanism(DP_MECHANISM_DECAYED, 0, 0.5, 0, 3, 0), 0.999),
 	};
@@ -635,6 +638,8 @@ mechanism_texts(void)
 		"rolling(epsilon=1,width=365,levels=4,max_per_step=1)",
 		"rolling(epsilon=1,width=365,max_per_step=2,pan_private=true,key=k,contributions=3)",
 		"rolling(rho=0.5,width=28)",
+		"rolling(epsilon=1,width=365,levels=2,arity=19,max_per_step=1)",
+		"rolling(epsilon=1,width=8,arity=4,max_per_step=2,pan_private=true)",
 		"decayed(epsilon=1,gamma=0.9,max_per_step=3)",
 		"decayed(epsilon=1,gamma=0.999999,max_per_step=1125899906842624,pan_private=true)",
 		"decayed(epsilon=1,gamma=0.9999,key=k,pan_private=true,contributions=7)",
@@ -1314,6 +1319,8 @@ static const char *const validation_texts[] = {
 	"rolling(epsilon=1,width=0)",
 	"rolling(epsilon=1,width=512)",
 	"rolling(epsilon=1,width=7,levels=4)",
+	"rolling(epsilon=1,width=7,arity=1)",
+	"rolling(epsilon=1,width=8,levels=3,arity=3)",
 	"rolling(epsilon=1,width=7,levels=0)",
 	"rolling(epsilon=1,width=7,levels=1.5)",
 	"rolling(epsilon=1)",

@@ -111,7 +111,7 @@ template_known(const char *text)
 
 /*
  * Each kind's parameters are the ones its text form names (block_name,
- * shape_name), each with a range and a hint, and its texts use only known
+ * shape_name, horizon_name), each with a range and a hint, and its texts use only known
  * placeholders.
  */
 static void
@@ -121,6 +121,7 @@ check_facts(const dp_counter_kind *kind)
 	const dp_kind_refusal *refusal;
 	bool		block_declared = false,
 				shape_declared = false,
+				horizon_declared = false,
 				texts_known = true,
 				complete = true;
 
@@ -129,6 +130,8 @@ check_facts(const dp_counter_kind *kind)
 		if (parameter->real ? (kind->shape_name && strcmp(parameter->name, kind->shape_name) == 0) :
 			(kind->has_block && strcmp(parameter->name, kind->block_name) == 0))
 			*(parameter->real ? &shape_declared : &block_declared) = true;
+		else if (!parameter->real && kind->horizon_name && strcmp(parameter->name, kind->horizon_name) == 0)
+			horizon_declared = true;
 		else
 			complete = false;
 		if (parameter->range == NULL || parameter->hint == NULL)
@@ -140,7 +143,8 @@ check_facts(const dp_counter_kind *kind)
 		texts_known &= refusal->field != NULL && refusal->message != NULL &&
 			template_known(refusal->message) && template_known(refusal->detail) &&
 			template_known(refusal->hint);
-	tap_ok(complete && block_declared == kind->has_block && shape_declared == (kind->shape_name != NULL),
+	tap_ok(complete && block_declared == kind->has_block && shape_declared == (kind->shape_name != NULL) &&
+		   horizon_declared == (kind->horizon_name != NULL),
 		   "%s: its parameters are declared in the registry, each with a range and a hint", kind->name);
 	tap_ok(texts_known, "%s: its texts use only the placeholders dp_errors.c fills", kind->name);
 	tap_ok(kind->horizon_max == 0 || (kind->refusals && kind->refusals->status != DP_OK),

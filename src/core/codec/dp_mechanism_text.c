@@ -333,8 +333,14 @@ dp_mechanism_parse(const char **cursor, dp_mechanism *mechanism, dp_parse_error 
 	if (kind->has_block && !(seen & SEEN_BLOCK) &&
 		(!kind->bounded || (mechanism->horizon >= 1 && mechanism->horizon <= DP_HORIZON_MAX)))
 		mechanism->block = kind->default_block(mechanism->horizon);
-	/* an absent real parameter with a default (rolling's levels) gets it last */
-	if (kind->default_shape && !(seen & SEEN_SHAPE))
+	/*
+	 * an absent real parameter with a default (rolling's levels) gets it
+	 * last: for the horizon-kept parameter given (rolling's arity, even its
+	 * smallest), else jointly with it
+	 */
+	if (kind->default_shape && !(seen & SEEN_SHAPE) && kind->horizon_name && (seen & SEEN_HORIZON))
+		mechanism->shape = kind->default_shape(mechanism);
+	else if (kind->default_shape && !(seen & SEEN_SHAPE))
 		dp_mechanism_fill_default_shape(mechanism);
 	return DP_OK;
 }

@@ -37,6 +37,7 @@
  * that the full tree's fit a state.
  */
 #include <math.h>
+#include <string.h>
 
 #include "dp_counter.h"
 #include "dp_noise_sum.h"
@@ -370,18 +371,17 @@ rolling_mean_variance(dp_mechanism trial)
 /*
  * The default parameters of a rolling mechanism whose levels are left out
  * (shape 0), for its width, budget, noise family, privacy unit and options:
- * with the arity left out too (horizon 0) the pair (arity k, levels) of
+ * with the arity left out too (horizon 0; `joint`) the pair (arity k, levels) of
  * least exact mean variance over k = 2 .. W and levels 1 .. floor(log_k W)
  * + 1, ties going to fewer levels and then to the smaller arity (one level
  * is the same mechanism for every k: arity 2); with an arity given, the
  * levels of least mean variance for it.  Levels 1 and arity 2 when the
  * mechanism is invalid otherwise: its validation then names what is wrong.
  */
-void
-dp_rolling_fill_default(dp_mechanism *mechanism)
+static void
+rolling_fill_default(dp_mechanism *mechanism, bool joint)
 {
 	int64_t		width = mechanism->block;
-	bool		joint = mechanism->horizon == 0;
 	int64_t		arity_first = rolling_arity(mechanism);
 	int64_t		arity_last = joint ? width : arity_first;
 	int			best_levels = 1;
@@ -424,14 +424,42 @@ dp_rolling_fill_default(dp_mechanism *mechanism)
 	mechanism->horizon = best_arity - ROLLING_ARITY_OFFSET;
 }
 
-/* the default levels alone (the registry's default_shape) */
+/*
+ * The last default computed (a pure function of the rest of the
+ * mechanism), so that a caller without a cache of its own (dp_rolling_of
+ * per row) searches once per distinct mechanism in a row.
+ */
+static dp_mechanism rolling_last_in;
+static dp_mechanism rolling_last_out;
+static bool rolling_last_valid = false;
+
+void
+dp_rolling_fill_default(dp_mechanism *mechanism)
+{
+	if (mechanism->shape != 0)
+		return;
+	if (rolling_last_valid && memcmp(&rolling_last_in, mechanism, sizeof(dp_mechanism)) == 0)
+	{
+		*mechanism = rolling_last_out;
+		return;
+	}
+	rolling_last_in = *mechanism;
+	rolling_fill_default(mechanism, mechanism->horizon == 0);
+	rolling_last_out = *mechanism;
+	rolling_last_valid = true;
+}
+
+/*
+ * The default levels for the mechanism's own arity (the registry's
+ * default_shape: an arity given, even 2, keeps it).
+ */
 double
 dp_rolling_default_levels(const dp_mechanism *mechanism)
 {
 	dp_mechanism copy = *mechanism;
 
 	copy.shape = 0;
-	dp_rolling_fill_default(&copy);
+	rolling_fill_default(&copy, false);
 	return copy.shape;
 }
 
@@ -471,11 +499,16 @@ static const dp_kind_parameter rolling_parameters[] = {
 		.detail = "width was {value}.",
 	.hint = "The width is the number of steps a release sums: 7 for a 7-day rolling count of daily rows."},
 	{.name = "levels", .real = true,
-		.range = "a whole number from 1 to floor(log2(width)) + 1 (at most {max_plain})",
-		.default_text = "the number of levels with the least mean variance for the width and budget",
+		.range = "a whole number from 1 to floor(log_arity(width)) + 1 (at most {max_plain})",
+		.default_text = "the number of levels with the least mean variance for the width, budget and arity",
 		.message = "levels out of range for this width",
 		.detail = "levels was {value}, width {block}.",
-	.hint = "Leave levels out to get the one with the least mean variance; 1 noises each step once, floor(log2(width)) + 1 is the full dyadic tree."},
+	.hint = "Leave levels out to get the one with the least mean variance; 1 noises each step once, floor(log_arity(width)) + 1 is the full tree."},
+	{.name = "arity", .range = "between 2 and {max_plain}",
+		.default_text = "2 with levels given, else chosen with levels for the least mean variance",
+		.message = "arity out of range for the rolling mechanism",
+		.detail = "arity was {value}, width {block}.",
+	.hint = "Leave arity out to get the one with the least mean variance (about sqrt(width) for two levels); 2 is the dyadic tree."},
 	{.name = NULL}
 };
 

@@ -29,7 +29,7 @@ BEGIN
   ELSIF kind = 'expiring_baseline' THEN
     RETURN dp_expiring_baseline(1.0, 1024, 1, epsilon_past => 0.5, window_size => 7);
   ELSIF kind = 'rolling' THEN
-    RETURN dp_rolling(1.0, 7, 1);
+    RETURN dp_rolling(1.0, 9, 1, levels => 2, arity => 3);  -- every parameter written
   ELSIF kind = 'decayed' THEN
     RETURN dp_decayed(1.0, 1, gamma => 0.9);
   END IF;

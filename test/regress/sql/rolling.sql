@@ -63,7 +63,7 @@ SELECT dp_rolling(1, 7, 1, levels => 3), dp_rolling(1, 28, 1, levels => 2),
 -- (its L2 sensitivity grows as sqrt(levels)), wider than binary.
 WITH widths (w) AS (VALUES (7), (28), (365)),
      forms (budget, m) AS (VALUES ('epsilon', 'epsilon'), ('rho', 'rho')),
-     defaults AS (
+     defaults AS MATERIALIZED (
        SELECT f.budget, w.w,
               CASE f.budget WHEN 'epsilon' THEN dp_rolling(1, w.w, 1)
                    ELSE dp_rolling_of(dp_zcdp_mechanism_of('binary', 0.5, 100, 1), w.w) END::text AS m
@@ -86,6 +86,28 @@ SELECT budget, w,
 FROM candidates c JOIN defaults d USING (budget, w)
 GROUP BY budget, w, d.m
 ORDER BY budget, w;
+
+-- ===== arity: a k-ary tree over the width =====
+-- given with levels, given alone (its levels of least mean variance), 2
+-- explicit (kept: the levels for the binary tree), the text form's arity=
+-- (written only when not 2) round-trips, and what is refused
+SELECT dp_rolling(1, 9, 1, levels => 2, arity => 3) AS k3,
+       dp_rolling(1, 365, 1, arity => 19) AS k19_levels_default,
+       dp_rolling(1, 365, 1, arity => 2) AS k2_levels_default,
+       dp_rolling(1, 365, 1, levels => 2) AS levels_given_arity_2,
+       'rolling(epsilon=1,width=8,levels=2,arity=4)'::dp_mechanism::text AS from_text,
+       'rolling(epsilon=1,width=8,levels=2,arity=2)'::dp_mechanism::text AS arity_2_not_written;
+SELECT dp_rolling(1, 365, 1)::text::dp_mechanism::text = dp_rolling(1, 365, 1)::text AS default_round_trips;
+SELECT dp_rolling(1, 7, 1, levels => 2, arity => 1);
+SELECT dp_rolling(1, 7, 1, levels => 2, arity => 512);
+SELECT dp_rolling(1, 8, 1, levels => 3, arity => 3);
+SELECT 'rolling(epsilon=1,width=7,arity=0)'::dp_mechanism;
+SELECT dp_mechanism_of('rolling', 1, 5, 1, 7);
+-- the noise description of the default at W = 365 (2 levels, arity 19)
+-- against one level's, over one period of the decompositions
+SELECT round(avg(dp_error_bound(dp_rolling(1, 365, 1), t, 0.95))::numeric, 1) AS default_bound,
+       round(avg(dp_error_bound(dp_rolling(1, 365, 1, levels => 1), t, 0.95))::numeric, 1) AS one_level_bound
+FROM generate_series(365, 365 + 18) t;
 
 -- ===== dp_rolling_of: what is taken from the running mechanism =====
 SELECT dp_rolling_of(dp_auto(1.0, 365, 50), 7),
