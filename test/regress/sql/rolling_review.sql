@@ -62,5 +62,31 @@ SELECT max(r) FROM (SELECT dp_rolling_count(n, 7, dp_keyed(dp_rolling(1.0, 7, 11
 SELECT max(r) FROM (SELECT dp_count(n, dp_keyed(dp_binary(1.0, 100, 11), 'review_three_levels'))
                              OVER (ORDER BY day) AS r FROM review_days) x;
 SELECT spent_epsilon FROM dp_stream.budget('review_budget');
+-- ===== a rolling aggregate call orders its steps =====
+-- The last 7 rows of a group exist only in an order: a plain or state call
+-- without ORDER BY (or ordered by a constant) summed whichever rows the
+-- plan read last (another plan, another window of the same data, and a
+-- stored state that continues it).  Refused (42P20) for the rolling forms and for
+-- a running form given a rolling mechanism; with ORDER BY, and the window
+-- form, unchanged.
+\set VERBOSITY default
+SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11)) FROM review_days;
+SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11) ORDER BY 'day') FROM review_days;
+SELECT dp_count(n, dp_rolling(1.0, 7, 11)) FROM review_days;
+SELECT dp_rolling_sum(n, 0, 11, 7, dp_hybrid(1.0)) FROM review_days;
+\set VERBOSITY terse
+SELECT dp_rolling_count_state(n, 7, dp_auto(1.0, 365, 11)) FROM review_days;
+SELECT dp_rolling_avg_state(n, 0, 11, 7, dp_hybrid(1.0)) FROM review_days;
+SELECT dp_sum_state(n, 0, 11, dp_rolling(1.0, 7)) FROM review_days;
+SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11)) FROM review_days GROUP BY day % 2;
+SELECT dp_rolling_summary(n, 0, 11, 7, dp_hybrid(1.0)) FROM review_days;
+-- ordered: accepted (a running mechanism without ORDER BY is unchanged)
+SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11) ORDER BY day) IS NOT NULL AS ordered_call,
+       dp_count(n, dp_rolling(1.0, 7, 11) ORDER BY day) IS NOT NULL AS ordered_running_form,
+       dp_rolling_count_state(n, 7, dp_auto(1.0, 365, 11) ORDER BY day) IS NOT NULL AS ordered_state,
+       dp_count(n, dp_auto(1.0, 365, 11)) IS NOT NULL AS running_unordered
+FROM review_days;
+SELECT count(r) AS window_rows
+FROM (SELECT dp_rolling_count(n, 7, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) AS r FROM review_days) x;
 \c :regress_database
 DROP DATABASE dp_rolling_review;
