@@ -115,14 +115,22 @@ typedef struct MechanismCache
 	int			length;			/* -1: nothing cached */
 	unsigned char bytes[MECHANISM_CACHE_BYTES];
 	dp_mechanism mechanism;
+	/*
+	 * The rolling forms' last default: the rolling mechanism with levels 0
+	 * (dp_mechanism_rolling_base) and the levels computed for it, valid when
+	 * rolling_levels > 0.  The default is a function of the rest, so every
+	 * group or partition of a query with the same mechanism and width
+	 * shares one computation.
+	 */
+	dp_mechanism rolling_base;
+	double		rolling_levels;
 } MechanismCache;
 
-const dp_mechanism *
-dp_mechanism_datum_cached(FunctionCallInfo fcinfo, Datum datum)
+/* the call site's cache (one per aggregate or function in a query) */
+static MechanismCache *
+mechanism_cache(FunctionCallInfo fcinfo)
 {
 	MechanismCache *cache = (MechanismCache *) fcinfo->flinfo->fn_extra;
-	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
-	size_t		length = VARSIZE_ANY_EXHDR(value);
 
 	if (cache == NULL)
 	{
@@ -130,6 +138,16 @@ dp_mechanism_datum_cached(FunctionCallInfo fcinfo, Datum datum)
 		cache->length = -1;
 		fcinfo->flinfo->fn_extra = cache;
 	}
+	return cache;
+}
+
+const dp_mechanism *
+dp_mechanism_datum_cached(FunctionCallInfo fcinfo, Datum datum)
+{
+	MechanismCache *cache = mechanism_cache(fcinfo);
+	bytea	   *value = (bytea *) PG_DETOAST_DATUM_PACKED(datum);
+	size_t		length = VARSIZE_ANY_EXHDR(value);
+
 	if (cache->length < 0 || length != (size_t) cache->length ||
 		memcmp(VARDATA_ANY(value), cache->bytes, length) != 0)
 	{
@@ -175,7 +193,21 @@ dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where, dp_me
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("dp_stream rolling width must not be null"),
 				 errhint("Pass the number of steps each release sums, e.g. width => 7 for a 7-day rolling value of daily rows.")));
-	dp_mechanism_rolling_of(out, PG_GETARG_INT64(where.width), out);
+	{
+		MechanismCache *cache = mechanism_cache(fcinfo);
+
+		/* the default levels once per query and (mechanism, width) */
+		dp_mechanism_rolling_base(out, PG_GETARG_INT64(where.width), out);
+		if (cache->rolling_levels > 0 &&
+			memcmp(&cache->rolling_base, out, sizeof(dp_mechanism)) == 0)
+			out->shape = cache->rolling_levels;
+		else
+		{
+			cache->rolling_base = *out;
+			out->shape = dp_rolling_default_levels(out);
+			cache->rolling_levels = out->shape;
+		}
+	}
 	dp_mechanism_check(out);
 	dp_check_rolling_order(fcinfo, out);
 }

@@ -804,6 +804,48 @@ test_last_block_powers(void)
 	free(counter);
 }
 
+/*
+ * The rolling kind with one level updates its release from the last one
+ * (the window sum kept in the counter's memo): at every step, including
+ * past the window's first wrap, it must equal the sum over the whole
+ * window taken by a copy without the memo that draws the same noise.
+ */
+static void
+test_rolling_memo(void)
+{
+	static const dp_mechanism mechanisms[] = {
+		MS(DP_MECHANISM_ROLLING, 1.0, 0, 3, 7, 0, 1),
+		MS(DP_MECHANISM_ROLLING, 0.5, 0, 1, 28, DP_FLAG_PAN_PRIVATE, 1),
+		MS(DP_MECHANISM_ROLLING, 1.0, 0, 5, 1, 0, 1),
+	};
+
+	for (size_t i = 0; i < sizeof(mechanisms) / sizeof(mechanisms[0]); i++)
+	{
+		size_t		size = dp_counter_size(&mechanisms[i]);
+		dp_counter *counter = test_start_counter(&mechanisms[i], &rng);
+		dp_counter *copy = malloc(size);
+		bool		same = true;
+
+		for (int64_t t = 1; t <= 100 && same; t++)
+		{
+			int64_t		value = (int64_t) dp_random_below(&rng, (uint64_t) mechanisms[i].max_per_step + 1);
+			dp_random	rng_copy = rng;
+
+			memcpy(copy, counter, size);
+			copy->memo_step = -1;
+			dp_counter_push(counter, value, &rng);
+			dp_counter_push(copy, value, &rng_copy);
+			same = counter->release == copy->release && counter->memo_step == t &&
+				memcmp(counter->nodes, copy->nodes, (size_t) counter->kind_nodes * sizeof(dp_int128)) == 0;
+		}
+		tap_ok(same, "rolling W = %lld levels = 1%s: the release kept from the step before equals the window's sum at each of 100 steps",
+			   (long long) mechanisms[i].block,
+			   (mechanisms[i].flags & DP_FLAG_PAN_PRIVATE) ? " pan-private" : "");
+		free(copy);
+		free(counter);
+	}
+}
+
 int
 main(void)
 {
@@ -827,5 +869,6 @@ main(void)
 	test_neighbouring_views();
 	test_consistent_output();
 	test_half_widths();
+	test_rolling_memo();
 	return tap_done();
 }

@@ -171,6 +171,21 @@ rolling_add_node(void *context, int level, int64_t m)
 														  level, m)]);
 }
 
+/*
+ * The release is also kept in the counter's memo (memo[0] its low and
+ * memo[1] its high 64 bits, valid while memo_step is the counter's step):
+ * with one level the next window differs from it by one interval in and at
+ * most one out, so a step costs O(1) rather than O(W) (the same sum: the
+ * additions are exact).
+ */
+static void
+rolling_memo(dp_counter *counter, dp_int128 sum)
+{
+	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
+	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
+	counter->memo_step = counter->steps;
+}
+
 static void
 rolling_update_release(dp_counter *counter)
 {
@@ -179,6 +194,7 @@ rolling_update_release(dp_counter *counter)
 	rolling_decompose(counter->mechanism.block, rolling_levels(&counter->mechanism),
 					  counter->steps, rolling_add_node, &sum);
 	counter->release = sum.sum;
+	rolling_memo(counter, sum.sum);
 }
 
 static void
@@ -211,9 +227,15 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 	int64_t		width = counter->mechanism.block;
 	int			levels = rolling_levels(&counter->mechanism);
 	int64_t		t;
+	bool		memo_valid = levels == 1 && counter->memo_step >= 1 &&
+		counter->memo_step == counter->steps && !counter->overflow;
+	dp_int128	leaving = 0;
 
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	t = ++counter->steps;
+	/* one level: interval t - W leaves the window, from the slot t takes */
+	if (memo_valid && t > width)
+		leaving = counter->nodes[rolling_slot(width, levels, 0, t)];
 	for (int level = 0; level < levels && (t & ((((int64_t) 1) << level) - 1)) == 0; level++)
 	{
 		int			slot = rolling_slot(width, levels, level, t >> level);
@@ -227,7 +249,18 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 		counter->nodes[slot] = closed;
 		rolling_open(counter, level, rng);
 	}
-	rolling_update_release(counter);
+	if (memo_valid)
+	{
+		dp_int128	sum = (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
+									   (uint64_t) counter->memo[0]);
+
+		sum = dp_counter_add(counter, dp_counter_sub(counter, sum, leaving),
+							 counter->nodes[rolling_slot(width, levels, 0, t)]);
+		counter->release = sum;
+		rolling_memo(counter, sum);
+	}
+	else
+		rolling_update_release(counter);
 }
 
 static void

@@ -163,6 +163,16 @@ SELECT dp_mechanism(s) AS sum_mechanism, dp_steps(dp_push(s, 2.5)) AS sum_steps,
        (dp_summary(dp_push(v, 2.5))).count IS NOT NULL AS variance_summary,
        dp_error_bound(dp_push(dp_push(s, 1.0), 1.0)) = dp_error_bound(dp_push(s, 1.0)) AS sum_bound_flat
 FROM stored;
+-- groups of one query share the computed default levels while the mechanism
+-- and width stay the same, and compute it again when either changes: each
+-- group's mechanism is dp_rolling_of's (levels 1, 4, 8 for these)
+WITH v(g, w, m) AS (VALUES (1, 7, dp_auto(1.0, 365, 1)), (2, 28, dp_zcdp_mechanism_of('binary', 0.5, 100, 1)),
+    (3, 28, dp_zcdp_mechanism_of('binary', 0.5, 100, 1)), (4, 365, dp_zcdp_mechanism_of('binary', 0.5, 100, 1)),
+    (5, 365, dp_auto(1.0, 365, 1)), (6, 28, dp_zcdp_mechanism_of('binary', 0.5, 100, 1))),
+states AS (SELECT g, dp_mechanism(dp_rolling_count_state(1, w, m ORDER BY t)) AS used
+           FROM v, generate_series(1, 3) t GROUP BY g)
+SELECT g, used::text AS mechanism, used::text = dp_rolling_of(m, w)::text AS as_rolling_of
+FROM states JOIN v USING (g) ORDER BY g;
 -- a state aggregate is refused as a window function
 SELECT dp_rolling_count_state(n, 7, dp_auto(1.0, 365, 11)) OVER (ORDER BY day) FROM rolling_admissions_data WHERE ward = 1;
 SELECT dp_rolling_sum_state(kwh, 0, 10, 3, dp_hybrid(1.0)) OVER (ORDER BY day) FROM rolling_readings;
