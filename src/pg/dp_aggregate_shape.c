@@ -258,7 +258,8 @@ dp_check_stream_shape(FunctionCallInfo fcinfo)
  * last width rows" are whatever rows the plan reads last: a release of a
  * window that exists in no order of the data, and a stored state that
  * continues it.  Refused for every call with a rolling mechanism (the
- * rolling forms and the running forms given dp_rolling).
+ * rolling forms and the running forms given dp_rolling), and for a decayed
+ * one, whose release weighs each step by its distance from the last.
  */
 void
 dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
@@ -266,7 +267,8 @@ dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
 	Aggref	   *aggref;
 	ListCell   *cell;
 
-	if (mechanism->kind != DP_MECHANISM_ROLLING || fcinfo->context == NULL ||
+	if ((mechanism->kind != DP_MECHANISM_ROLLING && mechanism->kind != DP_MECHANISM_DECAYED) ||
+		fcinfo->context == NULL ||
 		!IsA(fcinfo->context, AggState))
 		return;
 	aggref = AggGetAggref(fcinfo);
@@ -282,10 +284,14 @@ dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_WINDOWING_ERROR),
-			 errmsg("dp_stream rolling aggregates need ORDER BY in the call"),
-			 errdetail("A rolling release sums the last steps of the stream; without an ORDER BY "
+			 errmsg("dp_stream %s aggregates need ORDER BY in the call",
+					mechanism->kind == DP_MECHANISM_ROLLING ? "rolling" : "decayed"),
+			 errdetail("A %s; without an ORDER BY "
 					   "of the time column in the aggregate call (or with one of constants) the "
-					   "last rows are whatever rows the plan reads last."),
+					   "last rows are whatever rows the plan reads last.",
+					   mechanism->kind == DP_MECHANISM_ROLLING ?
+					   "rolling release sums the last steps of the stream" :
+					   "decayed release weighs each step by its distance from the last"),
 			 errhint("Order the call by the time column, e.g. dp_rolling_count(n, 7, m ORDER BY day), "
 					 "or use the window form OVER (ORDER BY day).")));
 }
