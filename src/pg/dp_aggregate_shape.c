@@ -21,6 +21,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/syscache.h"
 
 /*
@@ -246,4 +247,51 @@ dp_check_stream_shape(FunctionCallInfo fcinfo)
 		if (aggref != NULL && aggref->aggfilter != NULL)
 			refuse_filter();
 	}
+}
+
+/*
+ * A rolling release is the sum of the last `width` steps, so it depends on
+ * the order of the steps, where a running total depends on it only through
+ * its noise.  A window's ORDER BY is checked above; a plain or state
+ * aggregate call (a GROUP BY group, a whole table) orders its steps only by
+ * the call's own ORDER BY, and without one (or with one of constants) "the
+ * last width rows" are whatever rows the plan reads last: a release of a
+ * window that exists in no order of the data, and a stored state that
+ * continues it.  Refused for every call with a rolling mechanism (the
+ * rolling forms and the running forms given dp_rolling), and for a decayed
+ * one, whose release weighs each step by its distance from the last.
+ */
+void
+dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
+{
+	Aggref	   *aggref;
+	ListCell   *cell;
+
+	if ((mechanism->kind != DP_MECHANISM_ROLLING && mechanism->kind != DP_MECHANISM_DECAYED) ||
+		fcinfo->context == NULL ||
+		!IsA(fcinfo->context, AggState))
+		return;
+	aggref = AggGetAggref(fcinfo);
+	if (aggref == NULL)
+		return;
+	foreach(cell, aggref->aggorder)
+	{
+		TargetEntry *entry = get_sortgroupclause_tle((SortGroupClause *) lfirst(cell),
+													 aggref->args);
+
+		if (!IsA(entry->expr, Const) && !IsA(entry->expr, Param))
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_WINDOWING_ERROR),
+			 errmsg("dp_stream %s aggregates need ORDER BY in the call",
+					mechanism->kind == DP_MECHANISM_ROLLING ? "rolling" : "decayed"),
+			 errdetail("A %s; without an ORDER BY "
+					   "of the time column in the aggregate call (or with one of constants) the "
+					   "last rows are whatever rows the plan reads last.",
+					   mechanism->kind == DP_MECHANISM_ROLLING ?
+					   "rolling release sums the last steps of the stream" :
+					   "decayed release weighs each step by its distance from the last"),
+			 errhint("Order the call by the time column, e.g. dp_rolling_count(n, 7, m ORDER BY day), "
+					 "or use the window form OVER (ORDER BY day).")));
 }

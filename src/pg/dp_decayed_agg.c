@@ -176,6 +176,7 @@ start_state(FunctionCallInfo fcinfo, MemoryContext context, bool sum, int gamma_
 		state->granularity = sum_granularity(state->lower, state->upper, &bound);
 	}
 	decayed = decayed_mechanism(function, given, PG_ARGISNULL(gamma_arg), state->gamma, bound);
+	dp_check_rolling_order(fcinfo, &decayed);
 	state->counter = MemoryContextAlloc(context, dp_counter_size(&decayed));
 	status = dp_counter_begin(state->counter, &decayed, false, &field);
 	if (status != DP_OK)

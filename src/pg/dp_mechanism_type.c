@@ -185,7 +185,10 @@ dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where, dp_me
 				 errhint("Pass a mechanism such as dp_binary(epsilon => 1.0, horizon => 365, max_per_step => 50).")));
 	*out = *dp_mechanism_from_datum(PG_GETARG_DATUM(where.mechanism));
 	if (where.width < 0)
+	{
+		dp_check_rolling_order(fcinfo, out);
 		return;
+	}
 	if (PG_ARGISNULL(where.width))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -211,6 +214,7 @@ dp_aggregate_mechanism(FunctionCallInfo fcinfo, DpMechanismArgument where, dp_me
 		}
 	}
 	dp_mechanism_check(out);
+	dp_check_rolling_order(fcinfo, out);
 }
 
 /*

@@ -133,6 +133,12 @@ DP_NORETURN extern void dp_report_parse_error(const char *type_name, const char 
  */
 extern void dp_check_stream_shape(FunctionCallInfo fcinfo);
 
+/*
+ * Raises 42P20 for a plain or state aggregate call with a rolling mechanism
+ * and no ORDER BY of a column (dp_aggregate_shape.c).
+ */
+extern void dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism);
+
 /* Raises 42P20 when a state aggregate's final function runs in a window. */
 extern void dp_refuse_state_in_window(FunctionCallInfo fcinfo);
 

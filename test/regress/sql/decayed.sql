@@ -71,6 +71,13 @@ FROM decayed_states;
 SELECT dp_estimate(s) FROM decayed_states;
 SELECT dp_decayed_estimate(dp_counter_new(dp_hybrid(1.0, 3)));
 SELECT dp_decayed_count_state(1, 0.9, dp_hybrid(1.0, 3)) OVER (ORDER BY t) FROM generate_series(1, 2) t;
+-- a plain or state call needs an ORDER BY of its own (42P20): a decayed
+-- release weighs each step by its distance from the last, and without one
+-- the last rows are whatever rows the plan reads last (review2)
+SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3)) FROM generate_series(1, 2) t;
+SELECT dp_decayed_sum(1, 0, 3, 0.9, dp_hybrid(1.0)) FROM generate_series(1, 2) t;
+SELECT dp_decayed_count_state(1, 0.9, dp_hybrid(1.0, 3) ORDER BY 'constant') FROM generate_series(1, 2) t;
+SELECT dp_decayed_count(1, 0.9, dp_hybrid(1.0, 3) ORDER BY t) IS NOT NULL FROM generate_series(1, 2) t;
 -- the bound is the mechanism's, from its noise description (planning too)
 SELECT round(dp_error_bound(dp_decayed(1.0, 3, gamma => 0.999), 200, 0.95)::numeric, 3) AS planned_bound_95;
 
