@@ -201,6 +201,13 @@ typedef struct dp_counter_kind
 	 * asked for: the lowest rank wins (0: never chosen by dp_auto).
 	 */
 	int			auto_rank;
+	/*
+	 * Whether a release weighs the steps by their place from the last (a
+	 * rolling window, a decayed sum), not only by their sum: then a plain
+	 * or state aggregate call needs an ORDER BY of its own, since "the last
+	 * steps" exist only in an order (src/pg/dp_aggregate_shape.c).
+	 */
+	bool		order_dependent;
 } dp_counter_kind;
 
 #endif							/* DP_COUNTER_KIND_H */

@@ -257,9 +257,10 @@ dp_check_stream_shape(FunctionCallInfo fcinfo)
  * the call's own ORDER BY, and without one (or with one of constants) "the
  * last width rows" are whatever rows the plan reads last: a release of a
  * window that exists in no order of the data, and a stored state that
- * continues it.  Refused for every call with a rolling mechanism (the
- * rolling forms and the running forms given dp_rolling), and for a decayed
- * one, whose release weighs each step by its distance from the last.
+ * continues it.  Refused for every call with a mechanism whose kind the
+ * registry marks order_dependent (rolling: the rolling forms and the
+ * running forms given dp_rolling; decayed: each step weighed by its
+ * distance from the last).
  */
 void
 dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
@@ -267,8 +268,9 @@ dp_check_rolling_order(FunctionCallInfo fcinfo, const dp_mechanism *mechanism)
 	Aggref	   *aggref;
 	ListCell   *cell;
 
-	if ((mechanism->kind != DP_MECHANISM_ROLLING && mechanism->kind != DP_MECHANISM_DECAYED) ||
-		fcinfo->context == NULL ||
+	const dp_counter_kind *kind = dp_counter_kind_by_id(mechanism->kind);
+
+	if (kind == NULL || !kind->order_dependent || fcinfo->context == NULL ||
 		!IsA(fcinfo->context, AggState))
 		return;
 	aggref = AggGetAggref(fcinfo);

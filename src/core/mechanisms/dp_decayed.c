@@ -450,4 +450,5 @@ const dp_counter_kind dp_decayed_kind = {
 	.derive = decayed_derive,
 	.shape_max = DECAYED_GAMMA_MAX,
 	.parameters = decayed_parameters,
+	.order_dependent = true,
 };

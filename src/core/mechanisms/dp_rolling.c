@@ -546,4 +546,5 @@ const dp_counter_kind dp_rolling_kind = {
 	.parameters = rolling_parameters,
 	.refusals = rolling_refusals,
 	.auto_rank = 0,
+	.order_dependent = true,
 };
