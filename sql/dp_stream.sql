@@ -206,10 +206,17 @@ COMMENT ON TYPE dp_stream.advance_result IS 'what dp_stream.publish or a catch-u
 -- <name>_before_0_14 for views written before 0.14.0 moved max_per_step to
 -- the third place (docs/mechanisms.md).
 
+-- dp_auto runs a query of the registry; the planner folds a call with
+-- constant arguments by running it, once per planning.  jit is off for it:
+-- under a setting that adds disable_cost to that query's plan (enable_sort =
+-- off, as the throughput benchmark sets) its cost passed jit_above_cost, and
+-- every planning of a query calling dp_auto paid 0.1-0.2 s of LLVM code
+-- generation for a query that reads a dozen rows.
 CREATE FUNCTION @extschema@.dp_auto(epsilon double precision, horizon bigint DEFAULT NULL::bigint, max_per_step bigint DEFAULT NULL::bigint) RETURNS @extschema@.dp_mechanism
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET "dp_stream.argument_order_warning" TO 'off'
+    SET jit TO 'off'
     AS $$
   SELECT @extschema@.dp_mechanism_of((SELECT k.kind FROM @extschema@.dp_mechanisms() AS k
                                       WHERE k.auto_rank IS NOT NULL AND k.bounded = ($2 IS NOT NULL)

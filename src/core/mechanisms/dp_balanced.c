@@ -324,13 +324,24 @@ balanced_digits(int64_t t, int64_t k, int levels, int64_t *digits)
 /*
  * The balanced digits of t and of t - 1 for the counter's arity and number
  * of levels, kept in the counter's memo (now: memo[0..63], before:
- * memo[64..127]): the next step needs only a carry.  A pure function of t
- * and the mechanism, so a stale or copied memo cannot change a value.
+ * memo[64..127]; levels never pass 40, so memo[MEMO_CHANGED] and
+ * memo[MEMO_SLOT] are free): the next step needs only a carry.
+ * memo[MEMO_CHANGED] is the highest level whose digit differs between t - 1
+ * and t (so the next step copies only the levels up to it), memo[MEMO_SLOT]
+ * is t mod (2k + 1), level 0's slot of interval t (so a step needs no
+ * division for it).  All are pure functions of t and the tree, so a stale
+ * or copied memo cannot change a value.
  */
+#define MEMO_CHANGED 62
+#define MEMO_SLOT 63
+_Static_assert(MEMO_CHANGED >= 40, "the memo's extra words lie above the deepest digits");
+
 typedef struct digit_pair
 {
 	const int64_t *now;			/* digits of t */
 	const int64_t *before;		/* digits of t - 1 */
+	int64_t		slot;			/* t mod (2k + 1) */
+	int			changed;		/* the highest level whose digit changed */
 } digit_pair;
 
 static digit_pair
@@ -339,15 +350,22 @@ digits_of_step(dp_counter *counter, int64_t t, int64_t k, int levels)
 	int64_t    *now = counter->memo;
 	int64_t    *before = counter->memo + 64;
 	int64_t		h = (k - 1) / 2;
-	digit_pair	pair = {now, before};
+	int64_t		w = 2 * k + 1;
+	digit_pair	pair = {now, before, 0, 0};
 
-		if (counter->memo_step == t)
+	if (counter->memo_step == t)
+	{
+		pair.slot = counter->memo[MEMO_SLOT];
+		pair.changed = (int) counter->memo[MEMO_CHANGED];
 		return pair;
+	}
 	if (counter->memo_step >= 0 && counter->memo_step == t - 1)
 	{
 		int			j = 0;
 
-		memcpy(before, now, sizeof(int64_t) * levels);
+		/* before == now above the levels the last step changed */
+		for (int i = 0; i <= counter->memo[MEMO_CHANGED]; i++)
+			before[i] = now[i];
 		now[0]++;
 		while (now[j] > h && j + 1 < levels)
 		{
@@ -356,14 +374,24 @@ digits_of_step(dp_counter *counter, int64_t t, int64_t k, int levels)
 		}
 		if (now[j] <= h)
 		{
+			int64_t		slot = counter->memo[MEMO_SLOT] + 1;
+
+			counter->memo[MEMO_SLOT] = slot == w ? 0 : slot;
+			counter->memo[MEMO_CHANGED] = j;
 			counter->memo_step = t;
+			pair.slot = counter->memo[MEMO_SLOT];
+			pair.changed = j;
 			return pair;
 		}
 		/* beyond the top digit: as balanced_digits writes it */
 	}
 	balanced_digits(t, k, levels, now);
 	balanced_digits(t - 1, k, levels, before);
+	counter->memo[MEMO_SLOT] = t % w;
+	counter->memo[MEMO_CHANGED] = levels - 1;
 	counter->memo_step = t;
+	pair.slot = counter->memo[MEMO_SLOT];
+	pair.changed = levels - 1;
 	return pair;
 }
 
@@ -411,7 +439,7 @@ balanced_tree_push_digits(dp_counter *counter, const dp_balanced_tree *tree, int
 	int64_t		k = tree->arity;
 	int			w = window(tree);
 	digit_pair	pair = digits_of_step(counter, t, k, tree->levels);
-	int64_t		rest = t % w;
+	int64_t		rest = pair.slot;
 	int			slot_t = tree->first + (int) rest;	/* level 0, interval t */
 	int			slot_enter = tree->first + (int) (rest + k >= w ? rest + k - w : rest + k);
 	int64_t		power = k;
@@ -488,6 +516,17 @@ balanced_release_next(dp_counter *counter, const dp_balanced_tree *tree, int64_t
 	int64_t		c_old = 0;		/* the same for t - 1 */
 	int			top = levels - 1;
 	dp_int128	release = before;
+
+	/*
+	 * Only level 0's digit changed (k - 1 steps in k): it went up by one
+	 * with the same start, so the one interval (c + d_old, c + d_new] comes
+	 * in, which is interval t itself, closed now.  The general loop below
+	 * gives the same sum (signed_range at level 0 with first = t, n = 1,
+	 * t not open) without the powers and the slot's division.
+	 */
+	if (pair.changed == 0)
+		return dp_counter_add(counter, release,
+							  counter->nodes[tree->first + (int) pair.slot]);
 
 	/*
 	 * saturating: in the last blocks of the unbounded kind k^(levels - 1)
