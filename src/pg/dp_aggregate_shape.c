@@ -249,6 +249,77 @@ dp_check_stream_shape(FunctionCallInfo fcinfo)
 	}
 }
 
+/* A Const, or a parameter of the query (the same for its whole execution). */
+static bool
+expression_constant(Node *expression)
+{
+	return expression != NULL &&
+		(IsA(expression, Const) ||
+		 (IsA(expression, Param) && ((Param *) expression)->paramkind == PARAM_EXTERN));
+}
+
+/* argument `position` (fcinfo numbering, from 1) of a call with arguments `arguments` */
+static bool
+argument_constant(List *arguments, int position, bool target_entries)
+{
+	Node	   *argument;
+
+	if (position < 0)
+		return true;
+	if (position < 1 || position > list_length(arguments))
+		return false;
+	argument = (Node *) list_nth(arguments, position - 1);
+	if (target_entries)
+		argument = (Node *) ((TargetEntry *) argument)->expr;
+	return expression_constant(argument);
+}
+
+/*
+ * The per-row check that the mechanism has not changed within a stream
+ * (a decode and two comparisons a row) can be skipped when the argument is
+ * a constant of the plan.  A window node evaluates all its window
+ * functions: every one that uses this function must have constant
+ * arguments (so two calls that differ only in their mechanism column are
+ * both checked per row).  A plain aggregate's transition state is shared
+ * only by calls with equal arguments, so the representative Aggref tells.
+ */
+bool
+dp_aggregate_arguments_constant(FunctionCallInfo fcinfo, int first, int second)
+{
+	Oid			function = fcinfo->flinfo ? fcinfo->flinfo->fn_oid : InvalidOid;
+
+	if (!OidIsValid(function) || fcinfo->context == NULL)
+		return false;
+	if (IsA(fcinfo->context, WindowAggState))
+	{
+		WindowAggState *window = (WindowAggState *) fcinfo->context;
+		ListCell   *cell;
+		bool		found = false;
+
+		foreach(cell, window->funcs)
+		{
+			WindowFunc *call = ((WindowFuncExprState *) lfirst(cell))->wfunc;
+
+			if (!aggregate_uses_function(call->winfnoid, function))
+				continue;
+			if (!argument_constant(call->args, first, false) ||
+				!argument_constant(call->args, second, false))
+				return false;
+			found = true;
+		}
+		return found;
+	}
+	if (IsA(fcinfo->context, AggState))
+	{
+		Aggref	   *aggref = AggGetAggref(fcinfo);
+
+		return aggref != NULL && aggref->aggdirectargs == NIL &&
+			argument_constant(aggref->args, first, true) &&
+			argument_constant(aggref->args, second, true);
+	}
+	return false;
+}
+
 /*
  * A rolling release is the sum of the last `width` steps, so it depends on
  * the order of the steps, where a running total depends on it only through

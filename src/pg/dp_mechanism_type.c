@@ -125,6 +125,13 @@ typedef struct MechanismCache
 	dp_mechanism rolling_base;
 	double		rolling_levels;
 	int64		rolling_arity_field;
+	/*
+	 * 1 when the call's mechanism (and width) arguments are constants of
+	 * the plan (dp_aggregate_arguments_constant): a stream's mechanism then
+	 * cannot change, and the per-row check returns at once; 0 when not,
+	 * -1 before the first check.
+	 */
+	int			arguments_constant;
 } MechanismCache;
 
 /* the call site's cache (one per aggregate or function in a query) */
@@ -137,6 +144,7 @@ mechanism_cache(FunctionCallInfo fcinfo)
 	{
 		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(MechanismCache));
 		cache->length = -1;
+		cache->arguments_constant = -1;
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	return cache;
@@ -226,7 +234,17 @@ dp_aggregate_mechanism_matches(FunctionCallInfo fcinfo, DpMechanismArgument wher
 							   const dp_mechanism *mechanism)
 {
 	dp_mechanism rolling;
+	MechanismCache *cache = mechanism_cache(fcinfo);
 
+	/*
+	 * A constant argument is the one the stream's state was made from at its
+	 * first row (a NULL constant never got that far).
+	 */
+	if (cache->arguments_constant < 0)
+		cache->arguments_constant =
+			dp_aggregate_arguments_constant(fcinfo, where.mechanism, where.width) ? 1 : 0;
+	if (cache->arguments_constant == 1)
+		return true;
 	if (PG_ARGISNULL(where.mechanism))
 		return false;
 	if (where.width < 0)

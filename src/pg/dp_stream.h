@@ -134,6 +134,15 @@ DP_NORETURN extern void dp_report_parse_error(const char *type_name, const char 
 extern void dp_check_stream_shape(FunctionCallInfo fcinfo);
 
 /*
+ * Whether the arguments `first` and `second` of the aggregate call running
+ * (fcinfo numbering: 1 is the first after the state; -1 for none) are the
+ * same value at every row: a constant or a query parameter in every call of
+ * the query that runs this function (dp_aggregate_shape.c).  False when it
+ * cannot tell.
+ */
+extern bool dp_aggregate_arguments_constant(FunctionCallInfo fcinfo, int first, int second);
+
+/*
  * Raises 42P20 for a plain or state aggregate call with a rolling mechanism
  * and no ORDER BY of a column (dp_aggregate_shape.c).
  */

@@ -214,6 +214,31 @@ SELECT dp_steps(dp_push(s, 4::bigint)) AS steps,
 FROM (SELECT dp_sum_state(n::bigint, 0, 10::bigint, dp_hybrid(1, 1) ORDER BY n) s FROM generate_series(1, 5) n) q;
 DROP FUNCTION aggregate_matches_state(text, text);
 
+-- The per-row check that a stream's mechanism does not change is skipped
+-- only when the argument is a constant of the plan (issue 29): a second
+-- call of the same aggregate in the same window whose mechanism changes is
+-- still refused, whichever comes first, and so is a plain call with a
+-- changing mechanism; a prepared statement's parameter is constant.
+SELECT dp_sum(kwh, 0, 5, dp_hybrid(1, 1)) OVER w AS constant,
+       dp_sum(kwh, 0, 5, CASE WHEN day < 3 THEN dp_hybrid(1, 1) ELSE dp_hybrid(2, 1) END) OVER w AS changing
+FROM readings WINDOW w AS (ORDER BY meter, day);
+SELECT dp_sum(kwh, 0, 5, CASE WHEN day < 3 THEN dp_hybrid(1, 1) ELSE dp_hybrid(2, 1) END) OVER w AS changing,
+       dp_sum(kwh, 0, 5, dp_hybrid(1, 1)) OVER w AS constant
+FROM readings WINDOW w AS (ORDER BY meter, day);
+SELECT dp_count(1, dp_binary(1, 100, 1)) OVER w AS constant,
+       dp_count(1, CASE WHEN day < 3 THEN dp_binary(1, 100, 1) ELSE dp_binary(2, 100, 1) END) OVER w AS changing
+FROM readings WINDOW w AS (ORDER BY meter, day);
+SELECT dp_avg(kwh, 0, 5, CASE WHEN day < 3 THEN dp_hybrid(1, 1) ELSE dp_hybrid(2, 1) END ORDER BY day)
+FROM readings;
+SELECT dp_count(1, CASE WHEN day < 3 THEN dp_binary(1, 100, 1) ELSE dp_binary(2, 100, 1) END ORDER BY day)
+FROM readings;
+SET dp_stream.seed = 'constant arguments';
+PREPARE constant_mechanism(dp_mechanism) AS
+  SELECT count(*) AS releases, count(DISTINCT r) > 1 AS moving
+  FROM (SELECT dp_sum(kwh, 0, 5, $1) OVER (PARTITION BY meter ORDER BY day) r FROM readings) q;
+EXECUTE constant_mechanism(dp_hybrid(1, 1));
+DEALLOCATE constant_mechanism;
+
 -- leave the shared regression database as we found it
 DROP FUNCTION statistic_forms_agree(dp_mechanism, text, text);
 DROP TABLE readings;
