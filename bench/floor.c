@@ -20,8 +20,15 @@
  *              in bench/throughput.sh; count: max_per_step 1)
  *   MECHANISM  the mechanism's text form, e.g. "balanced(epsilon=1,horizon=2000000,arity=21)"
  *   keyed      noise terms derived from a key (derivation 2), as a keyed
- *              release draws them; otherwise fresh noise from the secure
- *              stream through the table sampler, as a query without a seed
+ *              release draws them: an opening term (its position only) and
+ *              a closing term (its position and content) per channel and
+ *              step, the two a keyed stream draws per step on average (a
+ *              repeatable release whose noise depended on the position only
+ *              would give the exact change between a rolled-back step and
+ *              the real one: docs/keyed_noise.md); so the keyed floor is the
+ *              keyed design's, not any design's.  Otherwise fresh noise
+ *              from the secure stream through the table sampler, as a query
+ *              without a seed
  * Prints the nanoseconds per step (all channels), the best of five runs.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -178,6 +185,9 @@ main(int argc, char **argv)
 				counters[c]->steps = t;	/* a keyed term's position moves on */
 				sink += dp_counter_noise(counters[c], &rng, &counters[c]->scale, 0,
 										 DP_NOISE_OPEN, 0);
+				if (keyed)
+					sink += dp_counter_noise(counters[c], &rng, &counters[c]->scale, 0,
+											 DP_NOISE_CLOSE, (dp_int128) t);
 			}
 		per_step = (now_ns() - start) / (double) steps;
 		if (best < 0 || per_step < best)
