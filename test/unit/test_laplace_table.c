@@ -524,6 +524,34 @@ test_cache(void)
 	tap_ok(arena.resets >= 1 && cache.count <= DP_SAMPLER_CACHE_SIZE &&
 		   dp_sampler_cache_laplace(&cache, &a)->scale.numerator == 21,
 		   "a full cache starts again (%d resets, %d tables)", arena.resets, cache.count);
+	{
+		/* the recent tables: only tables of the cache as it is now, never a freed one */
+		int			live = 1;
+		dp_scale	scales[3] = {{21, 1}, {35184372088832, 1}, {1000, 7}};
+		const dp_laplace_table *tables[3];
+
+		for (int i = 0; i < DP_SAMPLER_CACHE_RECENT; i++)
+		{
+			int			found = cache.recent[i] == NULL;
+
+			for (int j = 0; j < DP_SAMPLER_CACHE_SLOTS; j++)
+				found |= cache.recent[i] == cache.slots[j];
+			live &= found;
+		}
+		for (int i = 0; i < 3; i++)
+			tables[i] = dp_sampler_cache_laplace(&cache, &scales[i]);
+		for (int round = 0; round < 20; round++)
+			for (int i = 0; i < 3; i++)
+			{
+				const dp_laplace_table *table = dp_sampler_cache_laplace(&cache, &scales[i]);
+
+				live &= table == tables[i] &&
+					table->scale.numerator == scales[i].numerator &&
+					table->scale.denominator == scales[i].denominator;
+			}
+		tap_ok(live, "after a reset the recent tables are the cache's own, and alternating "
+			   "scales get their own table each time");
+	}
 
 	/* a stream with a cache draws with the tables; without, the reference sampler */
 	dp_random_init_keyed(&keyed, "cache", 5);

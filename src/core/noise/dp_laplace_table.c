@@ -838,6 +838,15 @@ same_scale(const dp_laplace_table *table, const dp_scale *scale)
 		table->scale.denominator == scale->denominator;
 }
 
+/* the table as the most recent lookup, replacing the oldest of the recent ones */
+static const dp_laplace_table *
+remember(dp_sampler_cache *cache, dp_laplace_table *table)
+{
+	cache->recent[cache->recent_next % DP_SAMPLER_CACHE_RECENT] = table;
+	cache->recent_next++;
+	return table;
+}
+
 const dp_laplace_table *
 dp_sampler_cache_laplace(dp_sampler_cache *cache, const dp_scale *scale)
 {
@@ -848,19 +857,23 @@ dp_sampler_cache_laplace(dp_sampler_cache *cache, const dp_scale *scale)
 	unsigned	slot = (unsigned) (hash >> 40) % DP_SAMPLER_CACHE_SLOTS;
 	dp_laplace_table *table;
 
+	for (int i = 0; i < DP_SAMPLER_CACHE_RECENT; i++)
+		if (cache->recent[i] != NULL && same_scale(cache->recent[i], scale))
+			return cache->recent[i];
 	for (;;)
 	{
 		table = cache->slots[slot];
 		if (table == NULL)
 			break;
 		if (same_scale(table, scale))
-			return table;
+			return remember(cache, table);
 		slot = (slot + 1) % DP_SAMPLER_CACHE_SLOTS;
 	}
 	if (cache->count == DP_SAMPLER_CACHE_SIZE)
 	{
 		cache->release_all(cache->context);
 		memset(cache->slots, 0, sizeof(cache->slots));
+		memset(cache->recent, 0, sizeof(cache->recent));
 		cache->count = 0;
 		slot = (unsigned) (hash >> 40) % DP_SAMPLER_CACHE_SLOTS;
 	}
@@ -868,5 +881,5 @@ dp_sampler_cache_laplace(dp_sampler_cache *cache, const dp_scale *scale)
 	dp_laplace_table_build(table, scale, 64);
 	cache->slots[slot] = table;
 	cache->count++;
-	return table;
+	return remember(cache, table);
 }

@@ -160,12 +160,22 @@ extern dp_int128 dp_laplace_table_draw_uncached(dp_random *rng, const dp_scale *
 #define DP_SAMPLER_CACHE_SIZE 256
 #define DP_SAMPLER_CACHE_SLOTS (2 * DP_SAMPLER_CACHE_SIZE)
 
+/*
+ * The tables of the last scales looked up, checked before the hash: a
+ * statistic's draws alternate between its channels' two or three scales,
+ * and these few pointers stay in the cache lines the draws leave alone
+ * (the slot array's lines were the lookup's cost).
+ */
+#define DP_SAMPLER_CACHE_RECENT 4
+
 typedef struct dp_sampler_cache
 {
 	void	   *(*allocate) (void *context, size_t size);
 	void		(*release_all) (void *context);
 	void	   *context;
 	int			count;
+	unsigned	recent_next;	/* the entry of recent to replace next */
+	dp_laplace_table *recent[DP_SAMPLER_CACHE_RECENT];
 	dp_laplace_table *slots[DP_SAMPLER_CACHE_SLOTS];
 } dp_sampler_cache;
 
