@@ -6,11 +6,15 @@
  *		(bench/throughput.sh adds it to the plain twin's time: the floor of
  *		each ratio of issue 29's table).
  *
- * Why one draw per channel per step is a floor: a release at step t that
- * holds no noise term drawn after step t - 1 differs from the release at
- * t - 1 by exactly the value of step t, so every mechanism that releases at
- * every step draws at least one new term a step, for each counter it
- * releases (a count, a sum, a sum of squares).  The draw's cost depends on
+ * Why one draw per channel per step is a floor: the releases are
+ * R_t = S_t + N_t with N_t a fixed combination of noise terms; were N_t a
+ * combination sum c_j N_j of the earlier releases' noise, R_t - sum c_j R_j
+ * = S_t - sum c_j S_j would be exact and move with step t's value one for
+ * one, so neighbouring streams would be told apart with certainty.  The
+ * noise of T releases therefore spans T dimensions: a counter released at
+ * every step (a count, a sum, a sum of squares) has drawn at least t terms
+ * by step t, one a step on average (terms may be drawn ahead of their step,
+ * so not necessarily at it).  The draw's cost depends on
  * the channel's scale in its own units (a real-valued sum channel's is about
  * 2^45 units, 11 chunks of the table sampler), which this program reads off
  * the statistic the aggregate would build: the same spec, the same layout.

@@ -21,9 +21,11 @@
 # The floor of a row (the "floor" column, bench/floor.c): the plain
 # query's time plus one exact draw per channel per step at the channel's
 # own scale, over the plain time.  Every mechanism that releases at every
-# step draws at least that (a release with no term drawn since the last
-# differs from it by exactly the step's value).  A row whose target is
-# below its floor says so: no exact implementation can meet it.
+# step draws at least that many terms (were a release's noise a combination
+# of the earlier releases' noise, a combination of the releases would give
+# an exact function of the step's value: bench/floor.c).  A row whose
+# target is below its floor says so: this design cannot meet it with its
+# exact sampler.
 #
 # The noise of a row: half the relative range (max - min) / median of the
 # plain query's repetitions plus the same of the private query's.  A row
@@ -97,7 +99,7 @@ row=0
 # at the channel's own scale, the least noise any mechanism that releases
 # at every step draws, timed in nanoseconds per step; the row's floor ratio
 # is (plain + rows x that) / plain.  A target below its floor cannot be met
-# by any implementation that draws exact noise for every release.
+# while each term is an exact draw at the channel's scale by this sampler.
 cc -std=c11 -O2 $(make -s core-flags) -o bench/out/floor bench/floor.c -lsodium -lm
 # floor_ms STATISTIC MECHANISM_SQL ROWS [keyed]: the floor of ROWS steps
 floor_ms() {

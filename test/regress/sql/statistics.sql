@@ -238,6 +238,44 @@ PREPARE constant_mechanism(dp_mechanism) AS
   FROM (SELECT dp_sum(kwh, 0, 5, $1) OVER (PARTITION BY meter ORDER BY day) r FROM readings) q;
 EXECUTE constant_mechanism(dp_hybrid(1, 1));
 DEALLOCATE constant_mechanism;
+-- review18: the skipped check cannot be reached with a value that changes
+-- within one execution.  A PL/pgSQL variable is a parameter whose value a
+-- cursor's portal copies when it opens (changing the variable between
+-- FETCHes changes nothing); a generic plan's parameter; a NULL parameter is
+-- refused at the first row; a rolling state's changing width and a changing
+-- mechanism beside a constant one in one plain aggregate are still refused.
+DO $$
+DECLARE
+  v dp_mechanism := dp_hybrid(1, 1);
+  c refcursor;
+  r record;
+  n int := 0;
+BEGIN
+  OPEN c FOR SELECT day, v::text AS seen, dp_sum(kwh, 0, 5, v) OVER (ORDER BY meter, day) AS s FROM readings;
+  LOOP
+    FETCH c INTO r;
+    EXIT WHEN NOT FOUND;
+    n := n + 1;
+    IF r.seen <> 'hybrid(epsilon=1,max_per_step=1)' THEN
+      RAISE EXCEPTION 'the cursor saw the changed variable: %', r.seen;
+    END IF;
+    v := dp_hybrid(n + 1, 1);
+  END LOOP;
+  RAISE NOTICE 'cursor: % rows under the mechanism it opened with', n;
+END $$;
+SET plan_cache_mode = force_generic_plan;
+PREPARE generic_mechanism(dp_mechanism, bigint) AS
+  SELECT count(s) FROM (SELECT dp_rolling_sum(kwh, 0, 5, $2, $1) OVER (PARTITION BY meter ORDER BY day) s FROM readings) q;
+EXECUTE generic_mechanism(dp_hybrid(1, 1), 3);
+EXECUTE generic_mechanism(NULL, 3);
+EXECUTE generic_mechanism(dp_hybrid(1, 1), NULL);
+DEALLOCATE generic_mechanism;
+RESET plan_cache_mode;
+SELECT dp_rolling_count_state(1, CASE WHEN day < 3 THEN 3 ELSE 4 END::bigint, dp_hybrid(1, 1) ORDER BY day) IS NULL
+FROM readings GROUP BY meter;
+SELECT dp_count_state(1, dp_hybrid(1, 1) ORDER BY day) IS NULL AS constant,
+       dp_count_state(1, CASE WHEN day < 3 THEN dp_hybrid(1, 1) ELSE dp_hybrid(2, 1) END ORDER BY day) IS NULL AS changing
+FROM readings GROUP BY meter;
 
 -- leave the shared regression database as we found it
 DROP FUNCTION statistic_forms_agree(dp_mechanism, text, text);
