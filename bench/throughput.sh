@@ -104,10 +104,13 @@ cc -std=c11 -O2 $(make -s core-flags) -o bench/out/floor bench/floor.c -lsodium 
 # floor_ms STATISTIC MECHANISM_SQL ROWS [keyed]: the floor of ROWS steps
 floor_ms() {
   if [ -n "$quick" ]; then echo 0; return; fi
-  local text
+  local text ns
   text=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT ($2)::text")
-  echo "$(bench/out/floor "$1" "$text" 200000 ${4:-}) * $3 / 1000000" | bc -l
+  ns=$(bench/out/floor "$1" "$text" 200000 ${4:-})
+  printf '%-9s %-52s %6s %8.1f\n' "$1" "$text" "${4:--}" "$ns" >>bench/out/floor.txt
+  echo "$ns * $3 / 1000000" | bc -l
 }
+: >bench/out/floor.txt
 
 # bench_pair LABEL TARGET PLAIN PRIVATE [FLOOR_MS]: FLOOR_MS, the floor's
 # milliseconds for the row's steps (0: none measured)
@@ -235,6 +238,9 @@ SQL
       "REFRESH MATERIALIZED VIEW plain_view" "REFRESH MATERIALIZED VIEW keyed_view_v1"
   fi
   if [ -z "$quick" ]; then
+    echo
+    echo "The floors' draws, ns per step (bench/floor.c, best of 5 runs of 200,000 steps)"
+    cat bench/out/floor.txt
     echo
     echo "Stored size of a dp_counter (pg_column_size, bytes)"
     psql -X -At -F ' ' -c "SELECT 'T = 2^20', pg_column_size(dp_count_state(1, dp_binary(1, 1048576, 1)))
