@@ -106,7 +106,7 @@ floor_ms() {
   if [ -n "$quick" ]; then echo 0; return; fi
   local text ns
   text=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT ($2)::text")
-  ns=$(bench/out/floor "$1" "$text" 200000 ${4:-})
+  ns=$(bench/out/floor "$1" "$text" 1000000 ${4:-})
   printf '%-9s %-52s %6s %8.1f\n' "$1" "$text" "${4:--}" "$ns" >>bench/out/floor.txt
   echo "$ns * $3 / 1000000" | bc -l
 }
@@ -239,7 +239,7 @@ SQL
   fi
   if [ -z "$quick" ]; then
     echo
-    echo "The floors' draws, ns per step (bench/floor.c, best of 5 runs of 200,000 steps)"
+    echo "The floors' draws, ns per step (bench/floor.c, best of 5 runs of 10^6 steps)"
     cat bench/out/floor.txt
     echo
     echo "Stored size of a dp_counter (pg_column_size, bytes)"
