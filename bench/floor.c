@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "dp_counter.h"
+#include "bench_tables.h"
 #include "dp_laplace_table.h"
 #include "dp_mechanism.h"
 #include "dp_random.h"
@@ -54,29 +55,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void *
-cache_allocate(void *context, size_t size)
-{
-	void	  **blocks = context;
-
-	for (int i = 0; i < 64; i++)
-		if (blocks[i] == NULL)
-			return blocks[i] = malloc(size);
-	return NULL;
-}
-
-static void
-cache_release(void *context)
-{
-	void	  **blocks = context;
-
-	for (int i = 0; i < 64; i++)
-	{
-		free(blocks[i]);
-		blocks[i] = NULL;
-	}
 }
 
 static int
@@ -99,8 +77,8 @@ main(int argc, char **argv)
 	int			channels;
 	long		steps;
 	int			keyed;
-	void	   *blocks[64] = {0};
-	dp_sampler_cache cache = {.allocate = cache_allocate, .release_all = cache_release,
+	void	   *blocks[BENCH_TABLE_BLOCKS] = {0};
+	dp_sampler_cache cache = {.allocate = bench_tables_allocate, .release_all = bench_tables_release,
 	.context = blocks};
 	unsigned char key[DP_NOISE_KEY_BYTES];
 	dp_random	rng;

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "dp_gaussian.h"
+#include "bench_tables.h"
 #include "dp_laplace_table.h"
 #include "dp_noise.h"
 #include "dp_random.h"
@@ -115,34 +116,6 @@ time_sampler(const timed_sampler *sampler, dp_random *rng, long draws, const cha
 	}
 }
 
-/* the tables of the Gaussian's constant-time acceptance, as a backend keeps them */
-static void *
-cache_allocate(void *context, size_t size)
-{
-	void	  **blocks = context;
-	void	   *block = malloc(size);
-
-	for (int i = 0; i < 64; i++)
-		if (blocks[i] == NULL)
-		{
-			blocks[i] = block;
-			return block;
-		}
-	abort();
-}
-
-static void
-cache_release(void *context)
-{
-	void	  **blocks = context;
-
-	for (int i = 0; i < 64; i++)
-	{
-		free(blocks[i]);
-		blocks[i] = NULL;
-	}
-}
-
 int
 main(int argc, char **argv)
 {
@@ -150,8 +123,8 @@ main(int argc, char **argv)
 	/* and 2^45: a real-valued sum channel's scale in its units (11 chunks) */
 	long		scales[] = {21, 1000, 35184372088832L};
 	dp_scale	variances[] = {{441, 1}, {1000000, 1}};
-	void	   *blocks[64] = {0};
-	dp_sampler_cache cache = {.allocate = cache_allocate, .release_all = cache_release,
+	void	   *blocks[BENCH_TABLE_BLOCKS] = {0};
+	dp_sampler_cache cache = {.allocate = bench_tables_allocate, .release_all = bench_tables_release,
 	.context = blocks};
 	dp_random	rng;
 
@@ -203,6 +176,6 @@ main(int argc, char **argv)
 			sqrt((double) variances[s].numerator)};
 			time_sampler(&sampler, &rng, draws, "");
 		}
-	cache_release(blocks);
+	bench_tables_release(blocks);
 	return 0;
 }
