@@ -77,6 +77,7 @@ main(int argc, char **argv)
 	int			channels;
 	long		steps;
 	int			keyed;
+	bool		counting;
 	void	   *blocks[BENCH_TABLE_BLOCKS] = {0};
 	dp_sampler_cache cache = {.allocate = bench_tables_allocate, .release_all = bench_tables_release,
 	.context = blocks};
@@ -100,15 +101,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "floor: mechanism not parsed: %s\n", argv[2]);
 		return 2;
 	}
-	if (strcmp(argv[1], "count") == 0)
-		spec.kind = DP_STATISTIC_SUM;	/* replaced below: one counter of unit steps */
-	else if (strcmp(argv[1], "sum") == 0)
+	counting = strcmp(argv[1], "count") == 0;
+	if (strcmp(argv[1], "sum") == 0)
 		spec.kind = DP_STATISTIC_SUM;
 	else if (strcmp(argv[1], "avg") == 0)
 		spec.kind = DP_STATISTIC_AVERAGE;
 	else if (strcmp(argv[1], "variance") == 0)
 		spec.kind = DP_STATISTIC_VARIANCE;
-	else
+	else if (!counting)
 		return usage();
 
 	if (!dp_random_library_init())
@@ -120,7 +120,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(key); i++)
 		key[i] = (unsigned char) (i * 29 + 7);
 
-	if (strcmp(argv[1], "count") == 0)
+	if (counting)
 	{
 		/* dp_count: one counter, the mechanism as given */
 		dp_counter *counter;
