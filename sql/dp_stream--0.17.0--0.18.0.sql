@@ -10,3 +10,5 @@
 -- its registry query, and under enable_sort = off that query's cost passed
 -- jit_above_cost, so every planning paid 0.1-0.2 s of LLVM compilation.
 ALTER FUNCTION @extschema@.dp_auto(double precision, bigint, bigint) SET jit TO 'off';
+-- dp_compare_mechanisms' registry query sorts too: the same setting.
+ALTER FUNCTION @extschema@.dp_compare_mechanisms(double precision, bigint, bigint, bigint, double precision) SET jit TO 'off';

@@ -437,10 +437,13 @@ COMMENT ON FUNCTION @extschema@.dp_publication(name text, partition text) IS 'th
 -- standard deviations at a step; the registry as a table and the comparison
 -- of every kind at one epsilon and horizon.  None draws noise.
 
+-- jit off, as for dp_auto: its registry query sorts, and under enable_sort =
+-- off each call compiled that query with LLVM.
 CREATE FUNCTION @extschema@.dp_compare_mechanisms(epsilon double precision, horizon bigint, steps bigint, max_per_step bigint DEFAULT NULL::bigint, confidence double precision DEFAULT 0.95) RETURNS TABLE(mechanism @extschema@.dp_mechanism, error_sd double precision, error_bound double precision)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET "dp_stream.argument_order_warning" TO 'off'
+    SET jit TO 'off'
     AS $$
   SELECT m, @extschema@.dp_error_sd(m, $3), @extschema@.dp_error_bound(m, $3, $5)
   FROM (SELECT @extschema@.dp_mechanism_of(k.kind, $1, CASE WHEN k.bounded THEN $2 END, $4) AS m
