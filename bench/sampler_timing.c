@@ -7,7 +7,9 @@
  *		acceptance test, and the draws per second of each.
  *
  * Draws at scale 21 (Binary's node scale at T = 2^20, epsilon = 1), at
- * scale 1000 and at 2^45 (a real-valued sum channel's, in its units); then the discrete Gaussian at sigma 21 and 1000 with the
+ * scale 1000 and at 2^45 (a real-valued sum channel's, in its units), and
+ * at 2^45 the table's fresh draw, whose low bits come by rejection
+ * (dp_laplace_low.h); then the discrete Gaussian at sigma 21 and 1000 with the
  * reference and the constant-time acceptance test.  Each draw is timed with
  * clock_gettime around it and grouped by |value| / scale (or sigma); the
  * median and the 90th percentile of each group are printed.  A flat sampler shows the same figures in every group.  The
@@ -55,6 +57,7 @@ typedef struct timed_sampler
 	const dp_scale *scale;		/* Laplace b, or Gaussian sigma^2 */
 	bool		gaussian;
 	double		unit;			/* values are grouped by |value| / unit */
+	bool		fresh;			/* the table's fresh draw (its low part, dp_laplace_low.h) */
 } timed_sampler;
 
 static dp_int128
@@ -62,6 +65,8 @@ draw(const timed_sampler *sampler, dp_random *rng)
 {
 	if (sampler->gaussian)
 		return dp_discrete_gaussian(rng, sampler->scale);
+	if (sampler->table && sampler->fresh)
+		return dp_laplace_table_draw_fresh(sampler->table, rng);
 	return sampler->table ? dp_laplace_table_draw(sampler->table, rng) :
 		dp_discrete_laplace_reference(rng, sampler->scale);
 }
@@ -130,7 +135,8 @@ main(int argc, char **argv)
 
 	dp_random_library_init();
 	dp_random_init_keyed(&rng, "timing", 6);
-	for (int table_sampler = 0; table_sampler < 2; table_sampler++)
+	/* the reference sampler, the table sampler, and its fresh draw where it differs */
+	for (int kind = 0; kind < 3; kind++)
 		for (int s = 0; s < 3; s++)
 		{
 			dp_scale	scale = {.numerator = (dp_uint128) scales[s], .denominator = 1};
@@ -138,6 +144,7 @@ main(int argc, char **argv)
 			char		label[128];
 			char		extra[128] = "";
 			timed_sampler sampler;
+			bool		table_sampler = kind > 0;
 
 			if (table_sampler)
 			{
@@ -148,9 +155,20 @@ main(int argc, char **argv)
 				snprintf(extra, sizeof(extra), ", table built in %.2f ms (%zu bytes)",
 						 (now_ns() - t0) / 1e6, dp_laplace_table_size(&scale));
 			}
+			if (kind == 2 && table->low_chunks == 0)
+			{
+				free(table);
+				continue;
+			}
+			if (kind == 2)
+				snprintf(extra, sizeof(extra), ", %d low bits by rejection, %d chunks of %d",
+						 table->low.bits, table->chunk_count - table->low_chunks,
+						 table->chunk_count);
 			snprintf(label, sizeof(label), "%s sampler, scale %ld",
-					 table_sampler ? "table" : "reference", scales[s]);
-			sampler = (timed_sampler) {label, table, &scale, false, (double) scales[s]};
+					 kind == 0 ? "reference" : kind == 1 ? "table" : "table (fresh draw)",
+					 scales[s]);
+			sampler = (timed_sampler) {label, table, &scale, false, (double) scales[s],
+			kind == 2};
 			time_sampler(&sampler, &rng, draws, extra);
 			free(table);
 		}
@@ -173,7 +191,7 @@ main(int argc, char **argv)
 					 constant_time ? "constant-time" : "reference",
 					 (long) variances[s].numerator);
 			sampler = (timed_sampler) {label, NULL, &variances[s], true,
-			sqrt((double) variances[s].numerator)};
+			sqrt((double) variances[s].numerator), false};
 			time_sampler(&sampler, &rng, draws, "");
 		}
 	bench_tables_release(blocks);

@@ -436,9 +436,11 @@ dp_backend_random(void)
 	 * stream keeps the reference sampler, so that a seed gives the same
 	 * values in every version (regression tests, reproducible demos).  The
 	 * cache serves keyed draws of table-sampler states in every session.
-	 * Fresh discrete Gaussian noise decides its acceptance in constant time;
-	 * keyed Gaussian noise (derived streams) keeps the reference test, so
-	 * that a key's noise never changes.
+	 * Fresh discrete Gaussian noise decides its acceptance in constant time,
+	 * and fresh discrete Laplace noise at large scales takes its low bits by
+	 * rejection (dp_laplace_low.h); keyed noise (derived streams) keeps the
+	 * reference test and the table sampler alone, so that a key's noise
+	 * never changes.
 	 */
 	if (state->sampler_context == NULL)
 	{
@@ -452,5 +454,6 @@ dp_backend_random(void)
 	state->stream.samplers = &state->samplers;
 	state->stream.table_sampler = !want_seed;
 	state->stream.constant_time_gaussian = !want_seed;
+	state->stream.laplace_low = !want_seed;
 	return &state->stream;
 }

@@ -100,8 +100,8 @@ cdf(long double b, long double z)
  * tails, edges at the integers nearest b t for t in [-12, 12] by quarters.
  */
 static double
-chi_squared_against(const dp_scale *scale, int cell_bits, const dp_scale *law, double *critical,
-					double *mean, int *degrees)
+chi_squared_against(const dp_scale *scale, int cell_bits, bool fresh, const dp_scale *law,
+					double *critical, double *mean, int *degrees)
 {
 	size_t		size = dp_laplace_table_size(scale);
 	dp_laplace_table *table = malloc(size);
@@ -128,7 +128,8 @@ chi_squared_against(const dp_scale *scale, int cell_bits, const dp_scale *law, d
 	memset(counts, 0, sizeof(counts));
 	for (int i = 0; i < DRAWS; i++)
 	{
-		dp_int128	z = dp_laplace_table_draw(table, &rng);
+		dp_int128	z = fresh ? dp_laplace_table_draw_fresh(table, &rng) :
+			dp_laplace_table_draw(table, &rng);
 		/* through double: valgrind mishandles the int128 to long double conversion */
 		long double value = (double) z;
 		int			low = 0;
@@ -167,18 +168,25 @@ chi_squared_against(const dp_scale *scale, int cell_bits, const dp_scale *law, d
 }
 
 static void
-check_law(const char *label, const dp_scale *scale, int cell_bits)
+check_law_of(const char *label, const dp_scale *scale, int cell_bits, bool fresh)
 {
 	double		critical;
 	double		mean;
 	int			df;
-	double		chi = chi_squared_against(scale, cell_bits, scale, &critical, &mean, &df);
+	double		chi = chi_squared_against(scale, cell_bits, fresh, scale, &critical, &mean, &df);
 	double		band = Z_TWO_SIDED_1E6 * sqrt(dp_discrete_laplace_variance(scale) / DRAWS);
+	const char *how = fresh ? ", fresh" : "";
 
-	tap_ok(chi < critical, "%s (cells of %d bits): chi-squared %.1f < %.1f (df %d) over %d draws",
-		   label, cell_bits, chi, critical, df, DRAWS);
-	tap_ok(fabs(mean) <= band, "%s (cells of %d bits): mean %.4g within +-%.4g", label,
-		   cell_bits, mean, band);
+	tap_ok(chi < critical, "%s (cells of %d bits%s): chi-squared %.1f < %.1f (df %d) over %d draws",
+		   label, cell_bits, how, chi, critical, df, DRAWS);
+	tap_ok(fabs(mean) <= band, "%s (cells of %d bits%s): mean %.4g within +-%.4g", label,
+		   cell_bits, how, mean, band);
+}
+
+static void
+check_law(const char *label, const dp_scale *scale, int cell_bits)
+{
+	check_law_of(label, scale, cell_bits, false);
 }
 
 /* the check can fail: draws of scale 22 are told apart from the law of scale 21 */
@@ -190,7 +198,7 @@ test_negative_control(void)
 	double		critical;
 	double		mean;
 	int			df;
-	double		chi = chi_squared_against(&drawn, 64, &law, &critical, &mean, &df);
+	double		chi = chi_squared_against(&drawn, 64, false, &law, &critical, &mean, &df);
 
 	tap_ok(chi > critical, "scale 22 against the law of scale 21: chi-squared %.1f > %.1f",
 		   chi, critical);
@@ -246,6 +254,25 @@ test_laws(void)
 			   labels[s], 100 * share);
 		free(table);
 		check_law(labels[s], &scales[s], 8);
+	}
+	/*
+	 * Fresh draws, whose low chunks give way to the low part at large
+	 * scales (dp_laplace_low.h; test_laplace_low checks the low part's own
+	 * law): with 64-bit cells, and with coarse ones, where the chunks above
+	 * the low part take the exact path.  At b = 1000 there is no low part:
+	 * the fresh draw is the table's.
+	 */
+	{
+		dp_scale	fresh[] = {{1000, 1}, {(dp_uint128) 1 << 40, 1}, {UINT64_C(123456789012345), 7},
+		{((dp_uint128) 1 << 96) + 12345, 1}};
+		const char *fresh_labels[] = {"b = 1000", "b = 2^40", "b = 1.76e13", "b = 2^96"};
+
+		for (size_t s = 0; s < sizeof(fresh) / sizeof(fresh[0]); s++)
+		{
+			check_law_of(fresh_labels[s], &fresh[s], 64, true);
+			if (s > 0)
+				check_law_of(fresh_labels[s], &fresh[s], 8, true);
+		}
 	}
 	{
 		dp_laplace_table *table = malloc(dp_laplace_table_size(&scales[3]));

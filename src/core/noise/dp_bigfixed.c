@@ -288,3 +288,22 @@ dp_bigfixed_exp_minus(dp_bigfixed_interval *out, int limbs, uint64_t numerator,
 		dp_bigfixed_multiply(&out->upper, &out->upper, &out->upper, true);
 	}
 }
+
+/*
+ * A uniform variate on [0, 1) whose first 64 * limbs bits are words[0],
+ * words[1], ... (most significant first): the enclosure [lower, lower + 1
+ * unit] of every variate that starts with them.
+ */
+void
+dp_bigfixed_uniform(dp_bigfixed_interval *out, const uint64_t *words, int limbs)
+{
+	dp_bigfixed_zero(&out->lower, limbs);
+	for (int i = 0; i < limbs; i++)
+		out->lower.limb[limbs - 1 - i] = words[i];
+	/* two integer bits: shift the 64 limbs-bit fraction right by 2 */
+	for (int i = 0; i < limbs; i++)
+		out->lower.limb[i] = (out->lower.limb[i] >> 2) |
+			(i + 1 < limbs ? out->lower.limb[i + 1] << 62 : 0);
+	out->upper = out->lower;
+	dp_bigfixed_add_ulps(&out->upper, 1);
+}

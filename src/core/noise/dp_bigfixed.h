@@ -59,4 +59,7 @@ extern uint64_t dp_bigfixed_ratio_cell(const dp_bigfixed *a, const dp_bigfixed *
 extern void dp_bigfixed_exp_minus(dp_bigfixed_interval *out, int limbs, uint64_t numerator,
 								  uint64_t multiplier, int shift, dp_uint128 denominator);
 
+/* The uniform variate on [0, 1) that starts with words[0 .. limbs - 1], enclosed */
+extern void dp_bigfixed_uniform(dp_bigfixed_interval *out, const uint64_t *words, int limbs);
+
 #endif							/* DP_BIGFIXED_H */

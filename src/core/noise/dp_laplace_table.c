@@ -261,6 +261,23 @@ build_chunk(dp_laplace_chunk *chunk, uint64_t *upper, const dp_scale *scale, int
 
 static int	draw_path(const dp_laplace_table *table);
 
+/*
+ * The low chunks fresh draws replace: the most that dp_laplace_low_prepare
+ * accepts below a chunk boundary, the top chunk always kept, and at least
+ * LOW_CHUNKS_MIN (fewer cost more as a low part than as chunks: measured
+ * in bench/sampler_timing.c).
+ */
+#define LOW_CHUNKS_MIN 4
+
+static int
+low_chunks(dp_laplace_table *table)
+{
+	for (int c = table->chunk_count - 1; c >= LOW_CHUNKS_MIN; c--)
+		if (dp_laplace_low_prepare(&table->low, &table->scale, table->chunks[c].shift))
+			return c;
+	return 0;
+}
+
 void
 dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_bits)
 {
@@ -292,6 +309,7 @@ dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scale, int cell_
 		shift += widths[c];
 	}
 	table->draw_path = draw_path(table);
+	table->low_chunks = low_chunks(table);
 }
 
 /*
@@ -359,21 +377,6 @@ usual_search(const dp_laplace_chunk *chunk, uint64_t u, int *crowded)
 	return search_with(chunk, u, crowded, DP_LAPLACE_CHUNK_BITS_MAX, 1);
 }
 
-/* The uniform variate's first 64 * limbs bits as an enclosure [lower, lower + 1 unit]. */
-static void
-uniform_enclosure(dp_bigfixed_interval *out, const uint64_t *words, int limbs)
-{
-	dp_bigfixed_zero(&out->lower, limbs);
-	for (int i = 0; i < limbs; i++)
-		out->lower.limb[limbs - 1 - i] = words[i];
-	/* two integer bits: shift the 64 limbs-bit fraction right by 2 */
-	for (int i = 0; i < limbs; i++)
-		out->lower.limb[i] = (out->lower.limb[i] >> 2) |
-			(i + 1 < limbs ? out->lower.limb[i + 1] << 62 : 0);
-	out->upper = out->lower;
-	dp_bigfixed_add_ulps(&out->upper, 1);
-}
-
 /*
  * The exact value of a chunk whose 64 random bits `word` fell in an
  * undecided cell, `position` boundaries being certainly passed.  More
@@ -400,7 +403,7 @@ chunk_exact(const dp_laplace_table *table, const dp_laplace_chunk *chunk, dp_ran
 
 		while (drawn < limbs)
 			words[drawn++] = dp_random_uint64(rng);
-		uniform_enclosure(&uniform, words, limbs);
+		dp_bigfixed_uniform(&uniform, words, limbs);
 		chunk_normaliser(&normaliser, &table->scale, chunk, limbs);
 		dp_bigfixed_multiply(&scaled.lower, &uniform.lower, &normaliser.lower, false);
 		dp_bigfixed_multiply(&scaled.upper, &uniform.upper, &normaliser.upper, true);
@@ -593,15 +596,18 @@ draw_two_chunks(const dp_laplace_table *table, dp_random *rng)
 	}
 }
 
-/* The exact end of a draw with undecided chunks (bits of undecided); false for a redraw. */
+/*
+ * The exact end of a draw with undecided chunks (bits of undecided) from
+ * chunk first on, the bits below it being `magnitude`; false for a redraw.
+ */
 static bool __attribute__((noinline))
 chunks_exact(const dp_laplace_table *table, dp_random *rng, const uint64_t *words,
-			 const uint64_t *positions, unsigned undecided, int negative, dp_int128 *value)
+			 const uint64_t *positions, int first, dp_uint128 magnitude, unsigned undecided,
+			 int negative, dp_int128 *value)
 {
 	bool		rejected = false;
-	dp_uint128	magnitude = 0;
 
-	for (int c = 0; c < table->chunk_count; c++)
+	for (int c = first; c < table->chunk_count; c++)
 	{
 		const dp_laplace_chunk *chunk = &table->chunks[c];
 		uint64_t	exact = positions[c];
@@ -616,22 +622,27 @@ chunks_exact(const dp_laplace_table *table, dp_random *rng, const uint64_t *word
 /*
  * Any chunk count: G, and with a sign when `with_sign` (read after the
  * chunks' words, as it always has been).  Without a sign no -0 is rejected:
- * the result is the geometric magnitude itself.
+ * the result is the geometric magnitude itself.  With `low`, the bits below
+ * chunk table->low_chunks are one draw of the low part, read first, and the
+ * chunks from there on are searched as usual (fresh noise only).
  */
-static dp_int128
-draw_chunks(const dp_laplace_table *table, dp_random *rng, bool with_sign)
+static inline __attribute__((always_inline)) dp_int128
+draw_chunks_from(const dp_laplace_table *table, dp_random *rng, bool with_sign, bool low)
 {
+	const int	first = low ? table->low_chunks : 0;
+
 	for (;;)
 	{
 		uint64_t	words[DP_LAPLACE_CHUNKS_MAX];
 		uint64_t	positions[DP_LAPLACE_CHUNKS_MAX];
 		unsigned	undecided = 0;
-		dp_uint128	magnitude = 0;
+		dp_uint128	magnitude = low ? dp_laplace_low_draw(&table->low, &table->scale, rng) : 0;
+		dp_uint128	below = magnitude;
 		dp_int128	value;
 		int			negative;
 
-		dp_random_uint64_array(rng, words, table->chunk_count);
-		for (int c = 0; c < table->chunk_count; c++)
+		dp_random_uint64_array(rng, words + first, table->chunk_count - first);
+		for (int c = first; c < table->chunk_count; c++)
 		{
 			const dp_laplace_chunk *chunk = &table->chunks[c];
 			uint64_t	u = words[c];
@@ -649,13 +660,20 @@ draw_chunks(const dp_laplace_table *table, dp_random *rng, bool with_sign)
 
 		if (__builtin_expect(undecided != 0, 0))
 		{
-			if (chunks_exact(table, rng, words, positions, undecided, negative, &value))
+			if (chunks_exact(table, rng, words, positions, first, below, undecided, negative,
+							 &value))
 				return value;
 			continue;
 		}
 		if (accept_draw(negative, magnitude, &value))
 			return value;
 	}
+}
+
+static dp_int128
+draw_chunks(const dp_laplace_table *table, dp_random *rng, bool with_sign)
+{
+	return draw_chunks_from(table, rng, with_sign, false);
 }
 
 /*
@@ -719,7 +737,7 @@ draw_usual_chunks_of(const dp_laplace_table *table, dp_random *rng, const int co
 		{
 			dp_int128	value;
 
-			if (chunks_exact(table, rng, words, positions, undecided, negative, &value))
+			if (chunks_exact(table, rng, words, positions, 0, 0, undecided, negative, &value))
 				return value;
 			continue;
 		}
@@ -789,6 +807,14 @@ dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng)
 	return draw_chunks(table, rng, true);
 }
 
+dp_int128
+dp_laplace_table_draw_fresh(const dp_laplace_table *table, dp_random *rng)
+{
+	if (table->low_chunks == 0)
+		return dp_laplace_table_draw(table, rng);
+	return draw_chunks_from(table, rng, true, true);
+}
+
 /* The general path for any table (tests compare the special paths with it). */
 dp_int128
 dp_laplace_table_draw_general(const dp_laplace_table *table, dp_random *rng)
@@ -815,7 +841,8 @@ draw_uncached(dp_random *rng, const dp_scale *scale, bool with_sign)
 
 	dp_laplace_table_build(&storage.table, scale, 64);
 	if (with_sign)
-		return dp_laplace_table_draw(&storage.table, rng);
+		return rng->laplace_low ? dp_laplace_table_draw_fresh(&storage.table, rng) :
+			dp_laplace_table_draw(&storage.table, rng);
 	return (dp_int128) dp_laplace_table_draw_magnitude(&storage.table, rng);
 }
 

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "dp_int128.h"
+#include "dp_laplace_low.h"
 #include "dp_scale.h"
 #include "dp_random.h"
 
@@ -91,6 +92,13 @@ typedef struct dp_laplace_table
 	int			chunk_count;
 	int			cell_bits;		/* 64 except in tests of the exact path */
 	int			draw_path;		/* which draw serves the table (set by the build) */
+	/*
+	 * Fresh draws at large scales take the bits below chunk low_chunks by
+	 * rejection (dp_laplace_low.h) rather than by that many chunks; 0 when
+	 * no chunk boundary leaves room for it (see dp_laplace_table_draw_fresh).
+	 */
+	int			low_chunks;
+	dp_laplace_low low;
 	dp_laplace_chunk chunks[DP_LAPLACE_CHUNKS_MAX];
 	uint64_t	cells[];		/* the chunks' upper arrays, then their guides */
 } dp_laplace_table;
@@ -133,6 +141,14 @@ extern void dp_laplace_table_build(dp_laplace_table *table, const dp_scale *scal
 /* One draw from the discrete Laplace distribution of the table's scale. */
 extern dp_int128 dp_laplace_table_draw(const dp_laplace_table *table, dp_random *rng);
 extern dp_int128 dp_laplace_table_draw_general(const dp_laplace_table *table, dp_random *rng);
+
+/*
+ * The same law for fresh noise: at large scales the low chunks give way to
+ * one draw of the low part (dp_laplace_low.h), which reads fewer random
+ * words; other values than dp_laplace_table_draw for the same keystream, so
+ * never for keyed or seeded noise.  At other scales, dp_laplace_table_draw.
+ */
+extern dp_int128 dp_laplace_table_draw_fresh(const dp_laplace_table *table, dp_random *rng);
 
 /*
  * The geometric magnitude G alone (P[G = g] proportional to exp(-g / b),

@@ -37,6 +37,7 @@ reset_fields(dp_random *rng, bool small_refills)
 	rng->samplers = NULL;
 	rng->table_sampler = false;
 	rng->constant_time_gaussian = false;
+	rng->laplace_low = false;
 	rng->keyed = true;
 	rng->small_refills = small_refills;
 	rng->written_from = sizeof(rng->buffer);

@@ -55,6 +55,14 @@ typedef struct dp_random
 	 */
 	bool		constant_time_gaussian;
 	/*
+	 * Whether discrete Laplace draws at large scales take their low bits by
+	 * rejection (dp_laplace_low.h): the same law from fewer random words,
+	 * but other values for a key than the table sampler's.  The init
+	 * functions clear it and derived streams never set it: only the owner
+	 * of a stream of fresh noise does, with table_sampler.
+	 */
+	bool		laplace_low;
+	/*
 	 * Whether the first refills generate two ChaCha20 blocks each rather
 	 * than a whole buffer (derived streams, read for one noise term; see
 	 * refill in dp_random.c).  Refills write at the end of buffer, where
