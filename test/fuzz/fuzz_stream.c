@@ -475,7 +475,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_rng(&rng);
 	rng.table_sampler = (options & OPTION_TABLES) != 0;
+	/* the fresh stream's two flags, set together as the backend's stream sets them */
 	rng.constant_time_gaussian = (options & OPTION_CONSTANT_TIME) != 0;
+	rng.laplace_low = (options & OPTION_CONSTANT_TIME) != 0;
 	if (options & OPTION_CACHE)
 	{
 		memset(&cache, 0, sizeof(cache));
