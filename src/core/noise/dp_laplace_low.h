@@ -10,7 +10,7 @@
  * geometric with ratio q^(2^L).  When 2^L is far below b, V is nearly
  * uniform, and the exact way to draw it is to draw v uniformly and accept it
  * with probability q^v = exp(-v / b) >= exp(-2^-DP_LAPLACE_LOW_MARGIN):
- * one in about 500 proposals is rejected at the widest low part.  In
+ * on average at most one proposal in 500 is rejected (2^L / (2b) <= 2^-9).  In
  * rejection sampling the number of proposals does not depend on the value
  * accepted, so the time of a draw says nothing about V.
  *
