@@ -1006,6 +1006,13 @@ test_without_cache(void)
 	for (int i = 0; i < 200; i++)
 		same &= dp_discrete_gaussian(&cached, &sigma2) == dp_discrete_gaussian(&uncached, &sigma2);
 	tap_ok(same, "constant-time acceptance without a table cache draws the cached stream's values");
+	/* and a fresh stream's (low bits by rejection), at a scale whose proposals take them too */
+	cached.laplace_low = uncached.laplace_low = true;
+	sigma2 = (dp_scale) {.numerator = (dp_uint128) 1 << 50, .denominator = 1};
+	same = true;
+	for (int i = 0; i < 200; i++)
+		same &= dp_discrete_gaussian(&cached, &sigma2) == dp_discrete_gaussian(&uncached, &sigma2);
+	tap_ok(same, "a fresh stream without a table cache draws the cached stream's values (sigma^2 = 2^50)");
 }
 
 static dp_int128
@@ -1033,6 +1040,19 @@ test_constant_time_law(void)
 	check_histogram("constant-time acceptance, sigma^2 = 1000", scale);
 	dp_gaussian_scale_for(7, 0.3, &scale);
 	check_histogram("constant-time acceptance, D^2 = 7, rho = 0.3 (rounded)", scale);
+
+	/*
+	 * A fresh stream (as the backend's): the exponential's magnitude, at
+	 * scale 2^48, takes its low bits by rejection (dp_laplace_low.h).  The
+	 * same law.  (Proposals take them only from scales of about 2^24, beyond
+	 * this histogram's reach; test_laplace_table checks that law.)
+	 */
+	rng.laplace_low = true;
+	scale = (dp_scale) {.numerator = 5, .denominator = 2};
+	check_histogram("constant-time acceptance, fresh stream, sigma^2 = 5/2", scale);
+	scale = (dp_scale) {.numerator = 1000, .denominator = 1};
+	check_histogram("constant-time acceptance, fresh stream, sigma^2 = 1000", scale);
+	rng.laplace_low = false;
 
 	/* the exact path alone must give the same law */
 	draw_under_test = draw_by_exact_path;

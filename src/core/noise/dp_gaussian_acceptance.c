@@ -335,9 +335,14 @@ dp_gaussian_accept_constant_time(dp_random *rng, dp_uint128 a, const dp_scale *s
 	int			decision;
 
 	if (rng->samplers != NULL)
-		magnitude = dp_laplace_table_draw_magnitude(dp_sampler_cache_laplace(rng->samplers,
-																			 &exponential_scale),
-													rng);
+	{
+		const dp_laplace_table *table = dp_sampler_cache_laplace(rng->samplers,
+																 &exponential_scale);
+
+		/* fresh streams take M's low bits by rejection (dp_laplace_low.h): the same law */
+		magnitude = rng->laplace_low ? dp_laplace_table_draw_magnitude_fresh(table, rng) :
+			dp_laplace_table_draw_magnitude(table, rng);
+	}
 	else
 		magnitude = dp_laplace_table_draw_magnitude_uncached(rng, &exponential_scale);
 	decision = dp_gaussian_acceptance_fast(a, sigma2, t, magnitude);

@@ -815,6 +815,14 @@ dp_laplace_table_draw_fresh(const dp_laplace_table *table, dp_random *rng)
 	return draw_chunks_from(table, rng, true, true);
 }
 
+dp_uint128
+dp_laplace_table_draw_magnitude_fresh(const dp_laplace_table *table, dp_random *rng)
+{
+	if (table->low_chunks == 0)
+		return dp_laplace_table_draw_magnitude(table, rng);
+	return (dp_uint128) draw_chunks_from(table, rng, false, true);
+}
+
 /* The general path for any table (tests compare the special paths with it). */
 dp_int128
 dp_laplace_table_draw_general(const dp_laplace_table *table, dp_random *rng)
@@ -843,7 +851,9 @@ draw_uncached(dp_random *rng, const dp_scale *scale, bool with_sign)
 	if (with_sign)
 		return rng->laplace_low ? dp_laplace_table_draw_fresh(&storage.table, rng) :
 			dp_laplace_table_draw(&storage.table, rng);
-	return (dp_int128) dp_laplace_table_draw_magnitude(&storage.table, rng);
+	return (dp_int128) (rng->laplace_low ?
+						dp_laplace_table_draw_magnitude_fresh(&storage.table, rng) :
+						dp_laplace_table_draw_magnitude(&storage.table, rng));
 }
 
 dp_int128

@@ -156,6 +156,9 @@ extern dp_int128 dp_laplace_table_draw_fresh(const dp_laplace_table *table, dp_r
  * no -0 rejected.
  */
 extern dp_uint128 dp_laplace_table_draw_magnitude(const dp_laplace_table *table, dp_random *rng);
+/* the magnitude as dp_laplace_table_draw_fresh draws it (fresh noise only) */
+extern dp_uint128 dp_laplace_table_draw_magnitude_fresh(const dp_laplace_table *table,
+														dp_random *rng);
 extern dp_uint128 dp_laplace_table_draw_magnitude_uncached(dp_random *rng, const dp_scale *scale);
 
 
