@@ -9,9 +9,10 @@
  * from the powers of x in 64 bits each (x^k < 2^-8k needs no more for an
  * error below 2^-77) and 1 / k! as a multiplication by floor(2^64 / k!),
  * never a division, whose time could depend on its operands; everything is
- * rounded down, and MISSED bounds what that loses.  For 0 <= x < 1 the series of y = 1 - exp(-x) = t_1 - t_2 + t_3 -
- * ... alternates with falling terms, so its partial sums bracket y: the sum
- * to t_6 lies below it, the sum to t_7 above, and t_7 < 2^-68 at x < 2^-8.
+ * rounded down, and MISSED bounds what that loses.  For 0 <= x < 1 the
+ * series of y = 1 - exp(-x) = t_1 - t_2 + t_3 - ... alternates with falling
+ * terms, so its partial sums bracket y: the sum to t_6 lies below it, the
+ * sum to t_7 above, and t_7 < 2^-68 at x < 2^-8.
  */
 #include "dp_laplace_low.h"
 
