@@ -109,6 +109,11 @@ fi
 # from 0.1.0 (test/version.sh; files only, no cluster).
 run_tap_script version "the version in one place"
 
+# The low part's acceptance threshold (fresh draws at large scales) in
+# machine code without a conditional branch or a division, as built and
+# with every compiler here (test/branch_free.sh; objects only, no cluster).
+run_tap_script branch_free "the low part's threshold without branches"
+
 # A part that cannot run here: counted as skipped, with the reason.
 skip_part() {
   skipped=$((skipped + 1))

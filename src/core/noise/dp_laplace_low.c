@@ -72,8 +72,16 @@ dp_laplace_low_enclosure(const dp_laplace_low *low, uint64_t v, uint64_t *below,
 	dp_uint128	t2 = square >> 10;	/* x^2 / 2, x^2 exact in units of 2^-144 */
 	dp_uint128	odd = t1 + term(x3, OVER_3_FACTORIAL, 3) + term(x5, OVER_5_FACTORIAL, 5);
 	dp_uint128	even = t2 + term(x4, OVER_4_FACTORIAL, 4) + term(x6, OVER_6_FACTORIAL, 6);
-	/* the sum to t6 lies below y, the sum to t7 above it */
-	dp_uint128	y_lo = (odd - (even + MISSED)) & -(dp_uint128) (odd >= even + MISSED);
+	/*
+	 * The sum to t6 lies below y, the sum to t7 above it.  The lower end
+	 * saturates at 0 by arithmetic alone: odd - even - MISSED is below y <
+	 * 2^127 units when it is not negative, and above 2^128 - 2^66 when it
+	 * wraps, so its top bit is the borrow.  (A comparison here, odd >= even +
+	 * MISSED, was compiled by gcc -O2 into a branch taken by the tiny x alone,
+	 * v = 0 among them: a timing difference with probability 2^-L.)
+	 */
+	dp_uint128	difference = odd - (even + MISSED);
+	dp_uint128	y_lo = difference & ((difference >> 127) - 1);
 	dp_uint128	y_hi = odd + term(x7, OVER_7_FACTORIAL, 7) + MISSED - even;
 
 	*below = (uint64_t) (y_lo >> 71);
