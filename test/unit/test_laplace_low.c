@@ -120,6 +120,61 @@ test_enclosure(void)
 	}
 }
 
+/*
+ * The extremes of what dp_laplace_low_prepare accepts, for every width L:
+ * b = 2^(L + 8) exactly (x just below 2^-8, where the series' terms and
+ * the rounding of x are largest), the same with a denominator near 2^62
+ * (n = d 2^(L + 8) + 1: the reciprocal rounded down the most), and b near
+ * 2^97 (x tiny, the lower end saturating at 0); v = 2^L - 1, 2^L - 2,
+ * 2^(L - 1), 1 and 0: no 128-bit intermediate overflows and the lower end
+ * saturates correctly at every width.  (The enclosure's allowance is
+ * checked more finely by test_enclosure's 3,000 proposals per scale:
+ * halving MISSED fails there.)
+ */
+static void
+test_enclosure_extremes(void)
+{
+	const uint64_t big_denominator = (UINT64_C(1) << 62) - 57;
+	int			held = 0;
+	int			checked = 0;
+	int			refused = 0;
+	uint64_t	widest_gap = 0;
+
+	for (int bits = 1; bits <= DP_LAPLACE_LOW_BITS_MAX; bits++)
+	{
+		uint64_t	top = (UINT64_C(1) << bits) - 1;
+		dp_scale	extremes[] = {
+			{(dp_uint128) 1 << (bits + 8), 1},
+			{((dp_uint128) big_denominator << (bits + 8)) + 1, big_denominator},
+			{((dp_uint128) 1 << 97) - 1, 1},
+		};
+
+		for (int e = 0; e < 3; e++)
+		{
+			dp_laplace_low low;
+
+			if (!dp_laplace_low_prepare(&low, &extremes[e], bits))
+			{
+				refused++;
+				continue;
+			}
+			for (int i = 0; i < 5; i++)
+			{
+				uint64_t	v = (uint64_t[]) {top, top - 1, top >> 1, 1, 0}[i] & top;
+				uint64_t	width;
+
+				held += encloses(&low, &extremes[e], v, &width);
+				widest_gap = width > widest_gap ? width : widest_gap;
+				checked++;
+			}
+		}
+	}
+	tap_ok(refused == 0 && held == checked && widest_gap <= 2,
+		   "the extremes of L = 1 to 56 (b = 2^(L+8) exactly, d near 2^62, b near 2^97): "
+		   "%d of %d enclosures hold, at most %llu units of 2^-64 wide, %d scales refused",
+		   held, checked, (unsigned long long) widest_gap, refused);
+}
+
 /* y 2^64 for v / b, in long double (64-bit mantissa: 2^-73 absolute at y < 2^-8) */
 static long double
 threshold(const dp_scale *scale, uint64_t v)
@@ -262,6 +317,7 @@ main(void)
 	dp_random_init_keyed(&rng, "laplace low", 11);
 	test_prepare();
 	test_enclosure();
+	test_enclosure_extremes();
 	test_decisions();
 	test_tables();
 	test_law();
