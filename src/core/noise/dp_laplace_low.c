@@ -54,7 +54,12 @@ term(uint64_t power, uint64_t over_factorial, int k)
  */
 #define MISSED ((dp_uint128) 1 << 65)
 
-void
+/*
+ * Never inlined: the draw runs this function's own code, the code that
+ * test/branch_free.sh reads (a copy inlined into the draw could be compiled
+ * otherwise).
+ */
+__attribute__((noinline)) void
 dp_laplace_low_enclosure(const dp_laplace_low *low, uint64_t v, uint64_t *below,
 						 uint64_t *above)
 {
