@@ -94,6 +94,15 @@ dp_laplace_low_enclosure(const dp_laplace_low *low, uint64_t v, uint64_t *below,
 		(uint64_t) ((y_hi & ((((dp_uint128) 1) << 71) - 1)) != 0);
 }
 
+void
+dp_laplace_uniform_enclosure(dp_bigfixed_interval *out, uint64_t *words, int *drawn, int limbs,
+							 dp_random *rng)
+{
+	while (*drawn < limbs)
+		words[(*drawn)++] = dp_random_uint64(rng);
+	dp_bigfixed_uniform(out, words, limbs);
+}
+
 bool
 dp_laplace_low_accept_exact(const dp_scale *scale, uint64_t v, uint64_t first, dp_random *rng)
 {
@@ -111,9 +120,7 @@ dp_laplace_low_accept_exact(const dp_scale *scale, uint64_t v, uint64_t first, d
 		dp_bigfixed y_lower;
 		dp_bigfixed y_upper;
 
-		while (drawn < limbs)
-			words[drawn++] = dp_random_uint64(rng);
-		dp_bigfixed_uniform(&uniform, words, limbs);
+		dp_laplace_uniform_enclosure(&uniform, words, &drawn, limbs, rng);
 		/* exp(-v d / n) */
 		dp_bigfixed_exp_minus(&power, limbs, scale->denominator, v, 0, scale->numerator);
 		dp_bigfixed_one(&one, limbs);

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dp_bigfixed.h"
 #include "dp_int128.h"
 #include "dp_random.h"
 #include "dp_scale.h"
@@ -65,6 +66,14 @@ extern void dp_laplace_low_enclosure(const dp_laplace_low *low, uint64_t v, uint
  */
 extern bool dp_laplace_low_accept_exact(const dp_scale *scale, uint64_t v, uint64_t first,
 										dp_random *rng);
+
+/*
+ * The exact paths' uniform variate (the low part's T, an undecided chunk's
+ * U) enclosed from its first `limbs` words: words[0 .. *drawn - 1] are read
+ * already, the rest are read from rng now (*drawn becomes limbs).
+ */
+extern void dp_laplace_uniform_enclosure(dp_bigfixed_interval *out, uint64_t *words, int *drawn,
+										 int limbs, dp_random *rng);
 
 /* V: one draw of the low part (law above), in time independent of its value. */
 extern uint64_t dp_laplace_low_draw(const dp_laplace_low *low, const dp_scale *scale,

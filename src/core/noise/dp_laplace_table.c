@@ -401,9 +401,7 @@ chunk_exact(const dp_laplace_table *table, const dp_laplace_chunk *chunk, dp_ran
 		dp_bigfixed_interval normaliser;
 		dp_bigfixed_interval scaled;
 
-		while (drawn < limbs)
-			words[drawn++] = dp_random_uint64(rng);
-		dp_bigfixed_uniform(&uniform, words, limbs);
+		dp_laplace_uniform_enclosure(&uniform, words, &drawn, limbs, rng);
 		chunk_normaliser(&normaliser, &table->scale, chunk, limbs);
 		dp_bigfixed_multiply(&scaled.lower, &uniform.lower, &normaliser.lower, false);
 		dp_bigfixed_multiply(&scaled.upper, &uniform.upper, &normaliser.upper, true);
