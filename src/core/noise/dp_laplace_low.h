@@ -16,15 +16,16 @@
  *
  * The acceptance test compares a uniform T with y = 1 - exp(-x), x = v / b,
  * through a certified enclosure of y computed from the alternating series
- * x - x^2/2 + ... in fixed point with directed rounding: a fixed sequence
- * of multiplications, no division, no branch on v.  The enclosure is below
+ * x - x^2/2 + ... in fixed point, rounded down with what the rounding may
+ * lose counted outward: a fixed sequence of multiplications, no division,
+ * no branch on v (test/branch_free.sh reads the machine code).  The enclosure is below
  * 2^-63 wide, so T's first 64 bits decide all but a 2^-63 share of the
  * tests; the rest compare more bits of T with y computed at higher
  * precision (dp_bigfixed.c), as far as needed.
  *
  * A draw through the low part reads other random words than the table
  * sampler alone, so it gives other values for the same keystream: only
- * fresh noise uses it (dp_random.split_laplace); keyed and seeded noise keep
+ * fresh noise uses it (dp_random.laplace_low); keyed and seeded noise keep
  * the table sampler, whose values for a key never change.
  */
 #ifndef DP_LAPLACE_LOW_H
