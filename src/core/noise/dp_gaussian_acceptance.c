@@ -334,15 +334,11 @@ dp_gaussian_accept_constant_time(dp_random *rng, dp_uint128 a, const dp_scale *s
 	dp_uint128	magnitude;
 	int			decision;
 
+	/* fresh streams take M's low bits by rejection (dp_laplace_low.h): the same law */
 	if (rng->samplers != NULL)
-	{
-		const dp_laplace_table *table = dp_sampler_cache_laplace(rng->samplers,
-																 &exponential_scale);
-
-		/* fresh streams take M's low bits by rejection (dp_laplace_low.h): the same law */
-		magnitude = rng->laplace_low ? dp_laplace_table_draw_magnitude_fresh(table, rng) :
-			dp_laplace_table_draw_magnitude(table, rng);
-	}
+		magnitude = dp_laplace_table_draw_magnitude_for(dp_sampler_cache_laplace(rng->samplers,
+																				 &exponential_scale),
+														rng);
 	else
 		magnitude = dp_laplace_table_draw_magnitude_uncached(rng, &exponential_scale);
 	decision = dp_gaussian_acceptance_fast(a, sigma2, t, magnitude);

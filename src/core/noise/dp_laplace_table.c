@@ -821,6 +821,21 @@ dp_laplace_table_draw_magnitude_fresh(const dp_laplace_table *table, dp_random *
 	return (dp_uint128) draw_chunks_from(table, rng, false, true);
 }
 
+/* The draw (or magnitude) the stream's owner chose: fresh streams set laplace_low. */
+dp_int128
+dp_laplace_table_draw_for(const dp_laplace_table *table, dp_random *rng)
+{
+	return rng->laplace_low ? dp_laplace_table_draw_fresh(table, rng) :
+		dp_laplace_table_draw(table, rng);
+}
+
+dp_uint128
+dp_laplace_table_draw_magnitude_for(const dp_laplace_table *table, dp_random *rng)
+{
+	return rng->laplace_low ? dp_laplace_table_draw_magnitude_fresh(table, rng) :
+		dp_laplace_table_draw_magnitude(table, rng);
+}
+
 /* The general path for any table (tests compare the special paths with it). */
 dp_int128
 dp_laplace_table_draw_general(const dp_laplace_table *table, dp_random *rng)
@@ -847,11 +862,8 @@ draw_uncached(dp_random *rng, const dp_scale *scale, bool with_sign)
 
 	dp_laplace_table_build(&storage.table, scale, 64);
 	if (with_sign)
-		return rng->laplace_low ? dp_laplace_table_draw_fresh(&storage.table, rng) :
-			dp_laplace_table_draw(&storage.table, rng);
-	return (dp_int128) (rng->laplace_low ?
-						dp_laplace_table_draw_magnitude_fresh(&storage.table, rng) :
-						dp_laplace_table_draw_magnitude(&storage.table, rng));
+		return dp_laplace_table_draw_for(&storage.table, rng);
+	return (dp_int128) dp_laplace_table_draw_magnitude_for(&storage.table, rng);
 }
 
 dp_int128

@@ -159,6 +159,15 @@ extern dp_uint128 dp_laplace_table_draw_magnitude(const dp_laplace_table *table,
 /* the magnitude as dp_laplace_table_draw_fresh draws it (fresh noise only) */
 extern dp_uint128 dp_laplace_table_draw_magnitude_fresh(const dp_laplace_table *table,
 														dp_random *rng);
+
+/*
+ * The draw, or the magnitude, as the stream asks: the fresh one for a
+ * stream with laplace_low (only the owner of fresh noise sets it), the
+ * table's otherwise.  Every sampler path chooses here.
+ */
+extern dp_int128 dp_laplace_table_draw_for(const dp_laplace_table *table, dp_random *rng);
+extern dp_uint128 dp_laplace_table_draw_magnitude_for(const dp_laplace_table *table,
+													  dp_random *rng);
 extern dp_uint128 dp_laplace_table_draw_magnitude_uncached(dp_random *rng, const dp_scale *scale);
 
 

@@ -114,12 +114,7 @@ dp_discrete_laplace(dp_random *rng, const dp_scale *scale)
 	if (!rng->table_sampler)
 		return dp_discrete_laplace_reference(rng, scale);
 	if (rng->samplers != NULL)
-	{
-		const dp_laplace_table *table = dp_sampler_cache_laplace(rng->samplers, scale);
-
-		return rng->laplace_low ? dp_laplace_table_draw_fresh(table, rng) :
-			dp_laplace_table_draw(table, rng);
-	}
+		return dp_laplace_table_draw_for(dp_sampler_cache_laplace(rng->samplers, scale), rng);
 	return dp_laplace_table_draw_uncached(rng, scale);
 }
 
