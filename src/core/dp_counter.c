@@ -199,6 +199,7 @@ dp_counter_prepare(dp_counter *counter, const dp_mechanism *mechanism, const cha
 	}
 	memset(counter->derived, 0, sizeof(counter->derived));
 	counter->memo_step = -1;
+	counter->noise_wide_continues = true;
 	if (kind->derive)
 		kind->derive(counter);
 	return DP_OK;
@@ -299,12 +300,47 @@ static const char opening_label[] = "dp_stream derivation 2: opening terms";
 _Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
 _Static_assert(sizeof(opening_label) - 1 != NOISE_POSITION_BYTES, "the opening label is no position");
 
+/* a term's position, the message of its derivation */
+static void
+noise_position(unsigned char position[NOISE_POSITION_BYTES], int64_t steps, int node,
+			   dp_noise_role role, dp_int128 content)
+{
+	dp_uint128	content_bits = (dp_uint128) content;
+
+	dp_put_u64(position, (uint64_t) steps);
+	dp_put_u32(position + 8, (uint32_t) node);
+	dp_put_u32(position + 12, (uint32_t) role);
+	dp_put_u64(position + 16, (uint64_t) content_bits);
+	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
+}
+
+/*
+ * The noise key prepared for derivations, prepared again whenever the key
+ * is not the one it was prepared from: the key is set in several places
+ * (start, the decoders, the fuzz harnesses' copies), the cache follows it
+ * from here.  The noise key and its prepared form stay in the counter as
+ * the key always did.
+ */
+static void
+prepare_noise_key(dp_counter *counter)
+{
+	if (!counter->noise_prf_ready ||
+		memcmp(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES) != 0)
+	{
+		dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
+		dp_random_prf_prepare_wide(&counter->noise_prf_wide, counter->noise_key);
+		dp_random_derive_key(counter->noise_opening_key, counter->noise_key,
+							 opening_label, sizeof(opening_label) - 1);
+		memcpy(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES);
+		counter->noise_prf_ready = true;
+	}
+}
+
 dp_int128
 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int node,
 				 dp_noise_role role, dp_int128 content)
 {
 	unsigned char position[NOISE_POSITION_BYTES];
-	dp_uint128	content_bits = (dp_uint128) content;
 	dp_random	derived;
 	dp_int128	draw;
 
@@ -330,32 +366,19 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	if (!counter->has_noise_key)
 		return family_draw(counter, rng, scale);
 
-	dp_put_u64(position, (uint64_t) counter->steps);
-	dp_put_u32(position + 8, (uint32_t) node);
-	dp_put_u32(position + 12, (uint32_t) role);
-	dp_put_u64(position + 16, (uint64_t) content_bits);
-	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
+	noise_position(position, counter->steps, node, role, content);
 	/*
 	 * The same stream as dp_random_init_derived(&derived, noise_key,
-	 * position), from the prepared key (test_random_derive checks it),
-	 * prepared again whenever the key is not the one it was prepared from:
-	 * the key is set in several places (start, the decoders, the fuzz
-	 * harnesses' copies), the cache follows it from here.  The derived key
-	 * and keystream are erased before returning; the noise key and its
-	 * prepared form stay in the counter as the key always did.
+	 * position), from the prepared key (test_random_derive checks it).  The
+	 * derived key and keystream are erased before returning.
 	 */
-	if (!counter->noise_prf_ready ||
-		memcmp(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES) != 0)
-	{
-		dp_random_prf_prepare(&counter->noise_prf, counter->noise_key);
-		dp_random_prf_prepare_wide(&counter->noise_prf_wide, counter->noise_key);
-		dp_random_derive_key(counter->noise_opening_key, counter->noise_key,
-							 opening_label, sizeof(opening_label) - 1);
-		memcpy(counter->noise_prf_key, counter->noise_key, DP_NOISE_KEY_BYTES);
-		counter->noise_prf_ready = true;
-	}
+	prepare_noise_key(counter);
 	if (counter->derivation != DP_DERIVATION_2)
 		dp_random_init_derived_prf(&derived, &counter->noise_prf, position, sizeof(position));
+	else if (rng->batch != NULL && dp_term_batch_take(rng->batch, counter, position, &derived))
+	{
+		/* derived ahead with the other channels' terms (dp_counter_plan) */
+	}
 	else if (role == DP_NOISE_OPEN && content == 0)
 		dp_random_init_opening(&derived, counter->noise_opening_key, (uint64_t) counter->steps,
 							   (uint32_t) node);
@@ -365,8 +388,66 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	derived.table_sampler = counter->table_sampler;
 	derived.samplers = rng->samplers;
 	draw = family_draw(counter, &derived, scale);
+	/*
+	 * Whether a wide term's draw read past its head: the next plan derives
+	 * the continuation ahead only for counters whose draws do (a count's
+	 * reads 32 bytes).  A hint for speed; no value depends on it.
+	 */
+	if (counter->derivation == DP_DERIVATION_2 && !(role == DP_NOISE_OPEN && content == 0))
+		counter->noise_wide_continues = derived.block_counter > 0;
 	dp_random_wipe_derived(&derived);
 	return draw;
+}
+
+/*
+ * Keyed derivation 2's terms of the counter's next push with `value`, as
+ * far as its kind can tell them beforehand, added to the batch for
+ * dp_term_batch_derive.  Each is the position dp_counter_noise will build
+ * for it; a wrong guess is never found there and costs only its lanes.
+ */
+void
+dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
+{
+	dp_noise_plan plans[DP_TERM_BATCH_MAX];
+	int			count;
+
+	if (!counter->has_noise_key || counter->derivation != DP_DERIVATION_2 ||
+		counter->kind->plan == NULL)
+		return;
+	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
+		return;
+	/* clamped as dp_counter_push clamps it */
+	if (value < 0)
+		value = 0;
+	else if (value > counter->mechanism.max_per_step)
+		value = counter->mechanism.max_per_step;
+	count = counter->kind->plan(counter, value, plans, DP_TERM_BATCH_MAX);
+	if (count <= 0)
+		return;
+	prepare_noise_key(counter);
+	for (int i = 0; i < count; i++)
+	{
+		dp_term    *term = dp_term_batch_add(batch);
+
+		if (term == NULL)
+			return;
+		term->owner = counter;
+		noise_position(term->position, plans[i].steps, plans[i].node, plans[i].role,
+					   plans[i].content);
+		if (plans[i].role == DP_NOISE_OPEN && plans[i].content == 0)
+		{
+			term->kind = DP_TERM_OPENING;
+			term->opening_key = counter->noise_opening_key;
+			term->nonce = (uint64_t) plans[i].steps;
+			term->block = (uint64_t) (uint32_t) plans[i].node << 32;
+		}
+		else
+		{
+			term->kind = DP_TERM_WIDE;
+			term->wide = &counter->noise_prf_wide;
+			term->continued = counter->noise_wide_continues;
+		}
+	}
 }
 
 dp_status

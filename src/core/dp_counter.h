@@ -29,6 +29,7 @@
 #include "dp_random.h"
 #include "dp_registry.h"
 #include "dp_status.h"
+#include "dp_term_batch.h"
 
 #define DP_COUNTER_MAX_NODES 1024
 #define DP_NOISE_KEY_BYTES 32
@@ -108,6 +109,13 @@ struct dp_counter
 	 * never persisted.
 	 */
 	int64_t		memo_step;
+	/*
+	 * Whether this counter's last wide keyed term (derivation 2) read past
+	 * the 32 bytes its derivation gives, so that dp_counter_plan derives
+	 * the next one's continuation ahead: a hint for speed, which no value
+	 * depends on.  Set by dp_counter_prepare, never persisted.
+	 */
+	bool		noise_wide_continues;
 	int64_t		memo[128];
 	dp_int128	nodes[];
 };
@@ -155,6 +163,15 @@ dp_counter_sub(dp_counter *counter, dp_int128 a, dp_int128 b)
  */
 extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale,
 								  int node, dp_noise_role role, dp_int128 content);
+
+/*
+ * Add to the batch the keyed terms (derivation 2) the counter's next push
+ * with `value` will draw, as far as its kind's plan hook tells them; the
+ * counter's push then takes them from the batch once it is derived
+ * (dp_term_batch.h).  Nothing for a counter without a noise key, of
+ * derivation 1, or of a kind without the hook.
+ */
+extern void dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch);
 
 #ifdef DP_TEST_NOISE_HOOK
 /*

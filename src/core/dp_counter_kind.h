@@ -35,6 +35,15 @@ typedef enum dp_noise_role
 
 typedef struct dp_counter dp_counter;
 
+/* a noise term a push will draw: the counter's step then, node, role, content */
+typedef struct dp_noise_plan
+{
+	int64_t		steps;
+	int			node;
+	dp_noise_role role;
+	dp_int128	content;
+} dp_noise_plan;
+
 /*
  * One class of a mechanism's noise terms: the nodes that share a scale.
  * One privacy unit's data moves the nodes of the class by at most l1_units
@@ -155,6 +164,15 @@ typedef struct dp_counter_kind
 	void		(*start) (dp_counter *counter, dp_random *rng);
 	/* One step with a value already clamped into [0, max_per_step]. */
 	void		(*push) (dp_counter *counter, int64_t value, dp_random *rng);
+	/*
+	 * Optional: the noise terms push(counter, value) will draw, in the
+	 * order it draws them, or those of them the kind can tell beforehand
+	 * (at most max; returns how many).  Only a hint for deriving keyed
+	 * terms ahead (dp_counter_plan): a term left out or guessed wrong is
+	 * derived when it is drawn, the same value either way.
+	 */
+	int			(*plan) (const dp_counter *counter, int64_t value, dp_noise_plan *plans,
+						 int max);
 	/*
 	 * Nodes as they are persisted (the in-memory running total folded in);
 	 * NULL when the mechanism keeps no offsets and its nodes are stored as

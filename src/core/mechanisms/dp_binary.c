@@ -144,6 +144,30 @@ binary_push(dp_counter *counter, int64_t value, dp_random *rng)
 	dp_binary_tree_push(counter, 0, counter->steps, &counter->scale, rng);
 }
 
+/*
+ * The terms of binary_push: step t = steps + 1 closes level ctz(t) (a
+ * closing term over the node with the running total, pan-private only)
+ * and reopens the levels below it.
+ */
+static int
+binary_plan(const dp_counter *counter, int64_t value, dp_noise_plan *plans, int max)
+{
+	int64_t		step = counter->steps + 1;
+	int			closing = __builtin_ctzll((uint64_t) step);
+	int			count = 0;
+
+	if (closing >= counter->kind_nodes)
+		return 0;
+	if (dp_counter_pan_private(counter) && count < max)
+		plans[count++] = (dp_noise_plan) {
+			step, closing, DP_NOISE_CLOSE,
+			counter->nodes[closing] + counter->running_total + value
+		};
+	for (int level = 0; level < closing && count < max; level++)
+		plans[count++] = (dp_noise_plan) {step, level, DP_NOISE_OPEN, 0};
+	return count;
+}
+
 static void
 binary_persist(const dp_counter *counter, dp_int128 *nodes)
 {
@@ -176,6 +200,7 @@ const dp_counter_kind dp_binary_kind = {
 	.noise_class = binary_noise_class,
 	.start = binary_start,
 	.push = binary_push,
+	.plan = binary_plan,
 	.persist = binary_persist,
 	.resume = binary_resume,
 	.noise_groups = binary_noise_groups,

@@ -492,6 +492,39 @@ honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 		honaker_update_release(counter);
 }
 
+/*
+ * The terms of honaker_push: step t = steps + 1 completes levels 0..top
+ * (top: the trailing zero digits of t in base k), each with a closing term
+ * over its open node plus the running total (pan-private only), and then
+ * reopens them.  A closing content does not depend on the closings below
+ * it (they write the accumulators, not the open nodes).
+ */
+static int
+honaker_plan(const dp_counter *counter, int64_t value, dp_noise_plan *plans, int max)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / 2;
+	int64_t		step = counter->steps + 1;
+	int64_t		rest = step;
+	int			top = 0;
+	int			count = 0;
+	dp_int128	total = counter->running_total + value;
+
+	while (rest % k == 0 && top < levels - 1)
+	{
+		rest /= k;
+		top++;
+	}
+	if (dp_counter_pan_private(counter))
+		for (int level = 0; level <= top && count < max; level++)
+			plans[count++] = (dp_noise_plan) {
+				step, ACCUMULATOR(level), DP_NOISE_CLOSE, counter->nodes[OPEN(level)] + total
+			};
+	for (int level = 0; level <= top && count < max; level++)
+		plans[count++] = (dp_noise_plan) {step, OPEN(level), DP_NOISE_OPEN, 0};
+	return count;
+}
+
 static void
 honaker_persist(const dp_counter *counter, dp_int128 *nodes)
 {
@@ -589,6 +622,7 @@ const dp_counter_kind dp_honaker_kind = {
 	.noise_class = honaker_noise_class,
 	.start = honaker_start,
 	.push = honaker_push,
+	.plan = honaker_plan,
 	.persist = honaker_persist,
 	.resume = honaker_resume,
 	.noise_groups = honaker_noise_groups,

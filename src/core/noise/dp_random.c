@@ -41,6 +41,7 @@ reset_fields(dp_random *rng, bool small_refills)
 	rng->keyed = true;
 	rng->small_refills = small_refills;
 	rng->written_from = sizeof(rng->buffer);
+	rng->batch = NULL;
 }
 
 /*
@@ -74,15 +75,38 @@ dp_random_init_derived_prf(dp_random *rng, const dp_random_prf *prf, const void 
  * terms of a counter (distinct (step, node)) read disjoint keystream (a draw
  * reads far fewer than 2^32 blocks).  No derivation per term.
  */
-void
-dp_random_init_opening(dp_random *rng, const unsigned char *opening_key, uint64_t step,
-					   uint32_t node)
+static void
+start_opening(dp_random *rng, const unsigned char *opening_key, uint64_t step, uint64_t block)
 {
 	memcpy(rng->key, opening_key, DP_RANDOM_KEY_BYTES);
 	reset_fields(rng, true);
 	rng->nonce = step;
-	rng->block_counter = (uint64_t) node << 32;
+	rng->block_counter = block;
 	rng->small_until = rng->block_counter + DP_RANDOM_SMALL_REFILL_BLOCKS;
+}
+
+void
+dp_random_init_opening(dp_random *rng, const unsigned char *opening_key, uint64_t step,
+					   uint32_t node)
+{
+	start_opening(rng, opening_key, step, (uint64_t) node << 32);
+}
+
+/*
+ * As if the stream had made its first small refill: the pair at the end of
+ * the buffer, the block counter past it.
+ */
+void
+dp_random_init_opening_from(dp_random *rng, const unsigned char *opening_key, uint64_t step,
+							uint64_t block, const unsigned char pair[128])
+{
+	const size_t offset = sizeof(rng->buffer) - 128;
+
+	start_opening(rng, opening_key, step, block);
+	memcpy(rng->buffer + offset, pair, 128);
+	rng->block_counter += 2;
+	rng->available = 128;
+	rng->written_from = offset;
 }
 
 /*
@@ -97,15 +121,35 @@ dp_random_init_derived_wide(dp_random *rng, const dp_random_prf *wide, const voi
 							size_t length)
 {
 	unsigned char out[DP_RANDOM_PRF_WIDE_BYTES];
-	const size_t head = DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES;
 
 	dp_random_prf_derive_wide(out, wide, message, length);
-	memcpy(rng->key, out, DP_RANDOM_KEY_BYTES);
-	reset_fields(rng, true);
-	memcpy(rng->buffer + sizeof(rng->buffer) - head, out + DP_RANDOM_KEY_BYTES, head);
-	rng->available = head;
-	rng->written_from = sizeof(rng->buffer) - head;
+	dp_random_init_wide_from(rng, out, NULL);
 	sodium_memzero(out, sizeof(out));
+}
+
+/*
+ * With the continuation given, the head and then the pair, in reading
+ * order, as the head and the stream's first small refill would leave them
+ * (readers take the bytes in order whatever the refills in between).
+ */
+void
+dp_random_init_wide_from(dp_random *rng, const unsigned char derived[DP_RANDOM_PRF_WIDE_BYTES],
+						 const unsigned char *pair)
+{
+	const size_t head = DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES;
+	const size_t tail = pair != NULL ? 128 : 0;
+	const size_t offset = sizeof(rng->buffer) - tail - head;
+
+	memcpy(rng->key, derived, DP_RANDOM_KEY_BYTES);
+	reset_fields(rng, true);
+	memcpy(rng->buffer + offset, derived + DP_RANDOM_KEY_BYTES, head);
+	if (pair != NULL)
+	{
+		memcpy(rng->buffer + offset + head, pair, 128);
+		rng->block_counter = 2;
+	}
+	rng->available = head + tail;
+	rng->written_from = offset;
 }
 
 void

@@ -72,6 +72,13 @@ typedef struct dp_random
 	bool		small_refills;
 	/* lowest buffer offset written since the stream was keyed */
 	size_t		written_from;
+	/*
+	 * Keyed terms derived ahead for the push in progress (dp_term_batch.h):
+	 * set by dp_statistic_push around its channels' pushes on the stream it
+	 * was given, read by dp_counter_noise, NULL otherwise.  The init
+	 * functions clear it.
+	 */
+	struct dp_term_batch *batch;
 	unsigned char buffer[DP_RANDOM_BUFFER_BYTES];
 } dp_random;
 
@@ -110,6 +117,19 @@ extern void dp_random_init_opening(dp_random *rng, const unsigned char *opening_
 								   uint64_t step, uint32_t node);
 extern void dp_random_init_derived_wide(dp_random *rng, const dp_random_prf *wide,
 										const void *message, size_t length);
+/*
+ * The same streams from bytes derived ahead (dp_term_batch.c): an opening
+ * term's, with its first pair of blocks (block, block + 1); a wide term's
+ * from its derivation's output W and, unless NULL, the pair its stream
+ * continues with (blocks 0 and 1 under W's first half).  The stream reads
+ * the same bytes as the one derived at once.
+ */
+extern void dp_random_init_opening_from(dp_random *rng, const unsigned char *opening_key,
+										uint64_t step, uint64_t block,
+										const unsigned char pair[128]);
+extern void dp_random_init_wide_from(dp_random *rng,
+									 const unsigned char derived[DP_RANDOM_PRF_WIDE_BYTES],
+									 const unsigned char *pair);
 /* out (32 bytes) = keyed BLAKE2b of the message under key (32 bytes). */
 extern void dp_random_derive_key(unsigned char *out, const unsigned char *key,
 								 const void *message, size_t length);

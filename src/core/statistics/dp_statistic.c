@@ -368,47 +368,62 @@ channel_units(const dp_channel *channel, double value)
 	return result;
 }
 
+int64_t
+dp_statistic_units(const dp_statistic *statistic, int channel, bool observed, double value)
+{
+	const dp_statistic_spec *spec = &statistic->spec;
+	const dp_channel *c = &statistic->channels[channel];
+	double		x;
+
+	/* a NaN is not a number to observe; refusing it would tell on the row */
+	if (!observed || isnan(value))
+		return channel_units(c, 0);
+	x = clamp_number(value, spec->lower, spec->upper) - (uses_midpoint(spec) ? midpoint(spec) : 0);
+	switch (c->role)
+	{
+		case DP_CHANNEL_COUNT:
+			return channel_units(c, 1);
+		case DP_CHANNEL_SUM:
+			return channel_units(c, x);
+		case DP_CHANNEL_SQUARES:
+			return channel_units(c, x * x);
+	}
+	return channel_units(c, 0);
+}
+
+/*
+ * One step of every channel.  With keyed channels (derivation 2) the
+ * channels' terms of the step are derived together first, in lanes
+ * (dp_term_batch.h), and each channel's push takes its own: the same
+ * values as pushing the channels one by one (test_term_batch checks it),
+ * in a fraction of the time.
+ */
 dp_status
 dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_random *rng)
 {
-	const dp_statistic_spec *spec = &statistic->spec;
-	double		centre = uses_midpoint(spec) ? midpoint(spec) : 0;
-	double		x = 0;
+	int64_t		units[DP_STATISTIC_CHANNELS_MAX];
+	dp_term_batch batch;
+	dp_status	status = DP_OK;
 
-	/* a NaN is not a number to observe; refusing it would tell on the row */
-	if (isnan(value))
-		observed = false;
-	if (observed)
-		x = clamp_number(value, spec->lower, spec->upper) - centre;
-
+	dp_term_batch_init(&batch);
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
-		const dp_channel *channel = &statistic->channels[i];
-		double		contribution = 0;
-		dp_status	status;
-
-		if (observed)
-		{
-			switch (channel->role)
-			{
-				case DP_CHANNEL_COUNT:
-					contribution = 1;
-					break;
-				case DP_CHANNEL_SUM:
-					contribution = x;
-					break;
-				case DP_CHANNEL_SQUARES:
-					contribution = x * x;
-					break;
-			}
-		}
-		/* all counters share the step count, so only the first can refuse */
-		status = dp_counter_push(dp_statistic_counter(statistic, i),
-								 channel_units(channel, contribution), rng);
-		if (status != DP_OK)
-			return status;
+		units[i] = dp_statistic_units(statistic, i, observed, value);
+		dp_counter_plan(dp_statistic_counter(statistic, i), units[i], &batch);
 	}
-	return DP_OK;
+	if (batch.count > 0)
+	{
+		dp_term_batch_derive(&batch);
+		dp_term_batch_attach(&batch, rng);
+	}
+	for (int i = 0; i < statistic->channel_count && status == DP_OK; i++)
+	{
+		/* all counters share the step count, so only the first can refuse */
+		status = dp_counter_push(dp_statistic_counter(statistic, i), units[i], rng);
+	}
+	if (batch.count > 0)
+		dp_term_batch_detach(&batch, rng);
+	return status;
 }
 
 dp_status

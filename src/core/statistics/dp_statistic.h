@@ -153,6 +153,13 @@ extern const dp_counter *dp_statistic_counter_const(const dp_statistic *statisti
  */
 extern dp_status dp_statistic_push(dp_statistic *statistic, bool observed, double value,
 								   dp_random *rng);
+/*
+ * What one step with this observation adds to a channel, in the channel's
+ * units (clamped, centred, rounded to its granularity): the value
+ * dp_statistic_push pushes into the channel's counter.
+ */
+extern int64_t dp_statistic_units(const dp_statistic *statistic, int channel, bool observed,
+								  double value);
 /* The same for an integer, clamped in integer arithmetic first. */
 extern dp_status dp_statistic_push_integer(dp_statistic *statistic, bool observed,
 										   int64_t value, dp_random *rng);

@@ -1,0 +1,130 @@
+/*
+ * dp_term_batch.c
+ *		The keyed terms of a step of several counters, derived side by side
+ *		(see dp_term_batch.h for why and how the counters use them).
+ *
+ * The order matters only for speed: the wide terms' compressions first (a
+ * continuation pair is keyed by its term's W), then the opening pairs and
+ * the continuations together, four pairs to a vector evaluation.
+ *
+ * No PostgreSQL headers.
+ */
+#include "dp_term_batch.h"
+
+#include <string.h>
+#include <sodium.h>
+
+dp_term *
+dp_term_batch_add(dp_term_batch *batch)
+{
+	dp_term    *term;
+
+	if (batch->count >= DP_TERM_BATCH_MAX)
+		return NULL;
+	term = &batch->terms[batch->count++];
+	term->ready = false;
+	term->continued = false;
+	term->opening_key = NULL;
+	term->wide = NULL;
+	return term;
+}
+
+void
+dp_term_batch_derive(dp_term_batch *batch)
+{
+	unsigned char heads[DP_TERM_BATCH_MAX][DP_RANDOM_PRF_WIDE_BYTES];
+	unsigned char pairs[DP_TERM_BATCH_MAX][128];
+	const dp_random_prf *prfs[DP_TERM_BATCH_MAX];
+	const unsigned char *messages[DP_TERM_BATCH_MAX];
+	const unsigned char *keys[DP_TERM_BATCH_MAX];
+	uint64_t	nonces[DP_TERM_BATCH_MAX];
+	uint64_t	blocks[DP_TERM_BATCH_MAX];
+	int			wide_of[DP_TERM_BATCH_MAX];
+	int			pair_of[DP_TERM_BATCH_MAX];
+	int			wide = 0;
+	int			paired = 0;
+
+	for (int i = 0; i < batch->count; i++)
+		if (batch->terms[i].kind == DP_TERM_WIDE)
+		{
+			prfs[wide] = batch->terms[i].wide;
+			messages[wide] = batch->terms[i].position;
+			wide_of[wide++] = i;
+		}
+	if (wide > 0)
+		dp_random_prf_derive_wide_lanes(heads, prfs, messages, DP_TERM_POSITION_BYTES, wide);
+	for (int w = 0; w < wide; w++)
+		memcpy(batch->terms[wide_of[w]].head, heads[w], DP_RANDOM_PRF_WIDE_BYTES);
+
+	for (int i = 0; i < batch->count; i++)
+	{
+		dp_term    *term = &batch->terms[i];
+
+		if (term->kind == DP_TERM_OPENING)
+		{
+			keys[paired] = term->opening_key;
+			nonces[paired] = term->nonce;
+			blocks[paired] = term->block;
+		}
+		else if (term->continued)
+		{
+			/* ChaCha20 under W's first half, nonce 0, from block 0 */
+			keys[paired] = term->head;
+			nonces[paired] = 0;
+			blocks[paired] = 0;
+		}
+		else
+			continue;
+		pair_of[paired++] = i;
+	}
+	if (paired > 0)
+		dp_random_chacha20_pairs_lanes(pairs, keys, nonces, blocks, paired);
+	for (int p = 0; p < paired; p++)
+		memcpy(batch->terms[pair_of[p]].pair, pairs[p], 128);
+	for (int i = 0; i < batch->count; i++)
+		batch->terms[i].ready = true;
+	sodium_memzero(heads, sizeof(heads));
+	sodium_memzero(pairs, sizeof(pairs));
+}
+
+bool
+dp_term_batch_take(dp_term_batch *batch, const void *owner, const unsigned char *position,
+				   dp_random *derived)
+{
+	for (int i = 0; i < batch->count; i++)
+	{
+		dp_term    *term = &batch->terms[i];
+
+		if (!term->ready || term->owner != owner ||
+			memcmp(term->position, position, DP_TERM_POSITION_BYTES) != 0)
+			continue;
+		if (term->kind == DP_TERM_OPENING)
+			dp_random_init_opening_from(derived, term->opening_key, term->nonce, term->block,
+										term->pair);
+		else
+			dp_random_init_wide_from(derived, term->head, term->continued ? term->pair : NULL);
+		sodium_memzero(term, sizeof(*term));
+		return true;
+	}
+	return false;
+}
+
+void
+dp_term_batch_attach(dp_term_batch *batch, dp_random *rng)
+{
+	rng->batch = batch;
+}
+
+void
+dp_term_batch_detach(dp_term_batch *batch, dp_random *rng)
+{
+	rng->batch = NULL;
+	dp_term_batch_wipe(batch);
+}
+
+void
+dp_term_batch_wipe(dp_term_batch *batch)
+{
+	sodium_memzero(batch->terms, sizeof(batch->terms[0]) * (size_t) batch->count);
+	batch->count = 0;
+}
