@@ -300,18 +300,34 @@ static const char opening_label[] = "dp_stream derivation 2: opening terms";
 _Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
 _Static_assert(sizeof(opening_label) - 1 != NOISE_POSITION_BYTES, "the opening label is no position");
 
-/* a term's position, the message of its derivation */
+/*
+ * Little-endian, written out so that the compiler merges each into one
+ * store (dp_put_u64's loop stayed a loop, a tenth of a keyed step).
+ */
+static inline void
+put_le64(unsigned char *out, uint64_t v)
+{
+	out[0] = (unsigned char) v;
+	out[1] = (unsigned char) (v >> 8);
+	out[2] = (unsigned char) (v >> 16);
+	out[3] = (unsigned char) (v >> 24);
+	out[4] = (unsigned char) (v >> 32);
+	out[5] = (unsigned char) (v >> 40);
+	out[6] = (unsigned char) (v >> 48);
+	out[7] = (unsigned char) (v >> 56);
+}
+
+/* a term's position, the message of its derivation: step, node, role, content */
 static void
 noise_position(unsigned char position[NOISE_POSITION_BYTES], int64_t steps, int node,
 			   dp_noise_role role, dp_int128 content)
 {
 	dp_uint128	content_bits = (dp_uint128) content;
 
-	dp_put_u64(position, (uint64_t) steps);
-	dp_put_u32(position + 8, (uint32_t) node);
-	dp_put_u32(position + 12, (uint32_t) role);
-	dp_put_u64(position + 16, (uint64_t) content_bits);
-	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
+	put_le64(position, (uint64_t) steps);
+	put_le64(position + 8, (uint64_t) (uint32_t) node | (uint64_t) (uint32_t) role << 32);
+	put_le64(position + 16, (uint64_t) content_bits);
+	put_le64(position + 24, (uint64_t) (content_bits >> 64));
 }
 
 /*
@@ -343,6 +359,8 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	unsigned char position[NOISE_POSITION_BYTES];
 	dp_random	derived;
 	dp_int128	draw;
+	size_t		available;
+	uint64_t	blocks;
 
 #ifdef DP_TEST_HALVE_CLOSING_NOISE
 	/*
@@ -387,42 +405,34 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 									sizeof(position));
 	derived.table_sampler = counter->table_sampler;
 	derived.samplers = rng->samplers;
+	available = derived.available;
+	blocks = derived.block_counter;
 	draw = family_draw(counter, &derived, scale);
 	/*
-	 * Whether a wide term's draw read past its head: the next plan derives
-	 * the continuation ahead only for counters whose draws do (a count's
-	 * reads 32 bytes).  A hint for speed; no value depends on it.
+	 * Whether a wide term's draw read past the 32 bytes its derivation
+	 * gives: the next plan derives the continuation ahead only for counters
+	 * whose draws do (a count's reads 32).  A hint for speed; no value
+	 * depends on it.
 	 */
 	if (counter->derivation == DP_DERIVATION_2 && !(role == DP_NOISE_OPEN && content == 0))
-		counter->noise_wide_continues = derived.block_counter > 0;
+		counter->noise_wide_continues =
+			available + 64 * (derived.block_counter - blocks) - derived.available >
+			DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES;
 	dp_random_wipe_derived(&derived);
 	return draw;
 }
 
 /*
- * Keyed derivation 2's terms of the counter's next push with `value`, as
- * far as its kind can tell them beforehand, added to the batch for
- * dp_term_batch_derive.  Each is the position dp_counter_noise will build
- * for it; a wrong guess is never found there and costs only its lanes.
+ * Keyed derivation 2's terms at the given positions, added to the batch
+ * for dp_term_batch_derive: each with the position dp_counter_noise will
+ * build for it, so that the draw finds it; one that is never drawn costs
+ * only its lanes.
  */
 void
-dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
+dp_counter_plan_terms(dp_counter *counter, const dp_noise_plan *plans, int count,
+					  dp_term_batch *batch)
 {
-	dp_noise_plan plans[DP_TERM_BATCH_MAX];
-	int			count;
-
-	if (!counter->has_noise_key || counter->derivation != DP_DERIVATION_2 ||
-		counter->kind->plan == NULL)
-		return;
-	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
-		return;
-	/* clamped as dp_counter_push clamps it */
-	if (value < 0)
-		value = 0;
-	else if (value > counter->mechanism.max_per_step)
-		value = counter->mechanism.max_per_step;
-	count = counter->kind->plan(counter, value, plans, DP_TERM_BATCH_MAX);
-	if (count <= 0)
+	if (!counter->has_noise_key || counter->derivation != DP_DERIVATION_2)
 		return;
 	prepare_noise_key(counter);
 	for (int i = 0; i < count; i++)
@@ -448,6 +458,28 @@ dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
 			term->continued = counter->noise_wide_continues;
 		}
 	}
+}
+
+/* the terms of the counter's next push, as far as its kind's plan hook tells them */
+void
+dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
+{
+	dp_noise_plan plans[DP_TERM_BATCH_MAX];
+	int			count;
+
+	if (!counter->has_noise_key || counter->derivation != DP_DERIVATION_2 ||
+		counter->kind->plan == NULL)
+		return;
+	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
+		return;
+	/* clamped as dp_counter_push clamps it */
+	if (value < 0)
+		value = 0;
+	else if (value > counter->mechanism.max_per_step)
+		value = counter->mechanism.max_per_step;
+	count = counter->kind->plan(counter, value, plans, DP_TERM_BATCH_MAX);
+	if (count > 0)
+		dp_counter_plan_terms(counter, plans, count, batch);
 }
 
 dp_status

@@ -172,6 +172,9 @@ extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_
  * derivation 1, or of a kind without the hook.
  */
 extern void dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch);
+/* the same for terms at positions the caller gives (bench/floor.c) */
+extern void dp_counter_plan_terms(dp_counter *counter, const dp_noise_plan *plans, int count,
+								  dp_term_batch *batch);
 
 #ifdef DP_TEST_NOISE_HOOK
 /*

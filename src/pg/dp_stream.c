@@ -455,5 +455,12 @@ dp_backend_random(void)
 	state->stream.table_sampler = !want_seed;
 	state->stream.constant_time_gaussian = !want_seed;
 	state->stream.laplace_low = !want_seed;
+	/*
+	 * A batch of keyed terms (dp_term_batch.h) is attached to the stream
+	 * only while one dp_statistic_push runs, from its stack; an error raised
+	 * inside it (a sampler table's allocation) would leave the pointer to a
+	 * frame that is gone, so every hand-out clears it.
+	 */
+	state->stream.batch = NULL;
 	return &state->stream;
 }

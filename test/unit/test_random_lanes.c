@@ -70,6 +70,7 @@ test_prf_lanes(int level)
 		const dp_random_prf *prfs[MAX_LANES];
 		const unsigned char *message_of[MAX_LANES];
 		unsigned char out[MAX_LANES][DP_RANDOM_PRF_WIDE_BYTES];
+		unsigned char *out_of[MAX_LANES];
 
 		/* the statistic's positions are 32 bytes: every other round uses it */
 		if (round % 2 == 0)
@@ -81,9 +82,10 @@ test_prf_lanes(int level)
 			dp_random_prf_prepare_wide(&prepared[i], keys[i]);
 			prfs[i] = &prepared[i];
 			message_of[i] = messages[i];
+			out_of[i] = out[i];
 		}
 		memset(out, 0xa5, sizeof(out));
-		dp_random_prf_derive_wide_lanes_at(level, out, prfs, message_of, length, lanes);
+		dp_random_prf_derive_wide_lanes_at(level, out_of, prfs, message_of, length, lanes);
 		for (int i = 0; i < lanes; i++)
 		{
 			unsigned char expected[64];
@@ -124,6 +126,7 @@ test_chacha_lanes(int level)
 		uint64_t	nonces[MAX_LANES];
 		uint64_t	counters[MAX_LANES];
 		unsigned char out[MAX_LANES][128];
+		unsigned char *out_of[MAX_LANES];
 
 		inputs(keys, sizeof(keys));
 		inputs(nonces, sizeof(nonces));
@@ -131,6 +134,7 @@ test_chacha_lanes(int level)
 		for (int i = 0; i < pairs; i++)
 		{
 			key_of[i] = keys[i];
+			out_of[i] = out[i];
 			/* counters at the words' edges in some lanes, small in others */
 			if ((round + i) % 3 == 0)
 				counters[i] = edges[(round + i) % (int) (sizeof(edges) / sizeof(edges[0]))];
@@ -140,7 +144,7 @@ test_chacha_lanes(int level)
 				nonces[i] = (uint64_t) round;
 		}
 		memset(out, 0x5a, sizeof(out));
-		dp_random_chacha20_pairs_lanes_at(level, out, key_of, nonces, counters, pairs);
+		dp_random_chacha20_pairs_lanes_at(level, out_of, key_of, nonces, counters, pairs);
 		for (int i = 0; i < pairs; i++)
 		{
 			unsigned char expected[128];

@@ -68,7 +68,8 @@ extern bool dp_random_chacha20_pair_nonce(unsigned char out[128],
 
 /*
  * Several evaluations side by side (dp_random_lanes.c), the same bytes as
- * the functions above one at a time: out[i] = dp_random_prf_derive_wide(
+ * the functions above one at a time, each written where out[i] points:
+ * out[i] = dp_random_prf_derive_wide(
  * prfs[i], messages[i], length) for i < lanes, and out[i] = blocks
  * counters[i] and counters[i] + 1 of ChaCha20 under keys[i] with
  * nonces[i] for i < pairs.  Any count works; up to the lane counts below
@@ -76,11 +77,11 @@ extern bool dp_random_chacha20_pair_nonce(unsigned char out[128],
  */
 #define DP_RANDOM_PRF_LANES 4
 #define DP_RANDOM_CHACHA_PAIR_LANES 4
-extern void dp_random_prf_derive_wide_lanes(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
+extern void dp_random_prf_derive_wide_lanes(unsigned char *const *out,
 											const dp_random_prf *const *prfs,
 											const unsigned char *const *messages,
 											size_t length, int lanes);
-extern void dp_random_chacha20_pairs_lanes(unsigned char (*out)[128],
+extern void dp_random_chacha20_pairs_lanes(unsigned char *const *out,
 										   const unsigned char *const *keys,
 										   const uint64_t *nonces, const uint64_t *counters,
 										   int pairs);
@@ -88,11 +89,11 @@ extern void dp_random_chacha20_pairs_lanes(unsigned char (*out)[128],
 extern int	dp_random_lanes_vectorised(void);
 /* the same with the kernels of `level` at most (for the tests) */
 extern void dp_random_prf_derive_wide_lanes_at(int level,
-											   unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
+											   unsigned char *const *out,
 											   const dp_random_prf *const *prfs,
 											   const unsigned char *const *messages,
 											   size_t length, int lanes);
-extern void dp_random_chacha20_pairs_lanes_at(int level, unsigned char (*out)[128],
+extern void dp_random_chacha20_pairs_lanes_at(int level, unsigned char *const *out,
 											  const unsigned char *const *keys,
 											  const uint64_t *nonces, const uint64_t *counters,
 											  int pairs);

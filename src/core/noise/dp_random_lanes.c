@@ -20,8 +20,10 @@
  * a word libgcc fills at load time) or the build is not for x86-64, the
  * lanes are evaluated one at a time by those functions.
  *
- * Wiping: the lanes' state and message words live in locals that are
- * erased before returning, as the one-at-a-time functions erase theirs.
+ * Wiping: the words a kernel stores (the derived words, the message
+ * words, the keystream and the key words) are erased before it returns,
+ * as the one-at-a-time functions erase theirs; what stays in registers is
+ * left, as there.
  *
  * No PostgreSQL headers.
  */
@@ -37,7 +39,7 @@
 
 /* one-at-a-time, the reference and the fallback */
 static void
-prf_lanes_serial(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES], const dp_random_prf *const *prfs,
+prf_lanes_serial(unsigned char *const *out, const dp_random_prf *const *prfs,
 				 const unsigned char *const *messages, size_t length, int lanes)
 {
 	for (int i = 0; i < lanes; i++)
@@ -45,7 +47,7 @@ prf_lanes_serial(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES], const dp_random
 }
 
 static void
-chacha_lanes_serial(unsigned char (*out)[128], const unsigned char *const *keys,
+chacha_lanes_serial(unsigned char *const *out, const unsigned char *const *keys,
 					const uint64_t *nonces, const uint64_t *counters, int pairs)
 {
 	for (int i = 0; i < pairs; i++)
@@ -148,7 +150,7 @@ lanes_level(void)
 }
 
 static void
-prf_lanes_vector(int level, unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
+prf_lanes_vector(int level, unsigned char *const *out,
 				 const dp_random_prf *const *prfs, const unsigned char *const *messages,
 				 size_t length, int lanes)
 {
@@ -167,7 +169,7 @@ prf_lanes_vector(int level, unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
 }
 
 static void
-chacha_lanes_vector(int level, unsigned char (*out)[128], const unsigned char *const *keys,
+chacha_lanes_vector(int level, unsigned char *const *out, const unsigned char *const *keys,
 					const uint64_t *nonces, const uint64_t *counters, int pairs)
 {
 	const unsigned char *key[4];
@@ -201,7 +203,7 @@ lanes_level(void)
  * (the tests run each level the processor has).
  */
 void
-dp_random_prf_derive_wide_lanes_at(int level, unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
+dp_random_prf_derive_wide_lanes_at(int level, unsigned char *const *out,
 								   const dp_random_prf *const *prfs,
 								   const unsigned char *const *messages, size_t length, int lanes)
 {
@@ -224,7 +226,7 @@ dp_random_prf_derive_wide_lanes_at(int level, unsigned char (*out)[DP_RANDOM_PRF
 }
 
 void
-dp_random_chacha20_pairs_lanes_at(int level, unsigned char (*out)[128],
+dp_random_chacha20_pairs_lanes_at(int level, unsigned char *const *out,
 								  const unsigned char *const *keys, const uint64_t *nonces,
 								  const uint64_t *counters, int pairs)
 {
@@ -248,7 +250,7 @@ dp_random_chacha20_pairs_lanes_at(int level, unsigned char (*out)[128],
 }
 
 void
-dp_random_prf_derive_wide_lanes(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
+dp_random_prf_derive_wide_lanes(unsigned char *const *out,
 								const dp_random_prf *const *prfs,
 								const unsigned char *const *messages, size_t length, int lanes)
 {
@@ -256,7 +258,7 @@ dp_random_prf_derive_wide_lanes(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES],
 }
 
 void
-dp_random_chacha20_pairs_lanes(unsigned char (*out)[128], const unsigned char *const *keys,
+dp_random_chacha20_pairs_lanes(unsigned char *const *out, const unsigned char *const *keys,
 							   const uint64_t *nonces, const uint64_t *counters, int pairs)
 {
 	dp_random_chacha20_pairs_lanes_at(lanes_level(), out, keys, nonces, counters, pairs);

@@ -104,7 +104,6 @@ LANES_NAME(prf_rounds)(__m256i h[8], const __m256i m[16], uint64_t bytes)
 	LANES_ROUND(11);
 	for (int j = 0; j < 8; j++)
 		h[j] = _mm256_xor_si256(h[j], _mm256_xor_si256(v[j], v[8 + j]));
-	sodium_memzero(v, sizeof(v));
 }
 
 /*
@@ -114,7 +113,7 @@ LANES_NAME(prf_rounds)(__m256i h[8], const __m256i m[16], uint64_t bytes)
  * a lane to fill them) and the first `lanes` written out.
  */
 LANES_TARGET static void
-LANES_NAME(prf_lanes)(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES], const dp_random_prf *const p[4],
+LANES_NAME(prf_lanes)(unsigned char *const *out, const dp_random_prf *const p[4],
 					  const unsigned char *const msg[4], size_t length, int lanes)
 {
 	__m256i		h[8];
@@ -180,8 +179,8 @@ LANES_NAME(prf_lanes)(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES], const dp_r
 		lane[3] = r3;
 		for (int i = 0; i < lanes; i++)
 			_mm256_storeu_si256((__m256i *) (out[i] + 32 * half), lane[i]);
-		sodium_memzero(lane, sizeof(lane));
 	}
+	/* the derived words and the message (a closing term's content) */
 	sodium_memzero(h, sizeof(h));
 	sodium_memzero(m, sizeof(m));
 }
@@ -202,7 +201,7 @@ LANES_NAME(prf_lanes)(unsigned char (*out)[DP_RANDOM_PRF_WIDE_BYTES], const dp_r
  * `pairs` written out.
  */
 LANES_TARGET static void
-LANES_NAME(chacha_lanes)(unsigned char (*out)[128], const unsigned char *const key[4],
+LANES_NAME(chacha_lanes)(unsigned char *const *out, const unsigned char *const key[4],
 						 const uint64_t nonce[4], const uint64_t counter[4], int pairs)
 {
 	__m256i		x[16];
@@ -262,9 +261,9 @@ LANES_NAME(chacha_lanes)(unsigned char (*out)[128], const unsigned char *const k
 		_mm256_storeu_si256((__m256i *) block, x[l]);
 		_mm256_storeu_si256((__m256i *) (block + 32), x[8 + l]);
 	}
+	/* the keystream; the key words' copies in start */
 	sodium_memzero(x, sizeof(x));
 	sodium_memzero(start, sizeof(start));
-	sodium_memzero(words, sizeof(words));
 }
 
 #undef LANES_G

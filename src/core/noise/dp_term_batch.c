@@ -14,6 +14,16 @@
 #include <string.h>
 #include <sodium.h>
 
+/* a term's secrets: its position's content, its derived bytes */
+static void
+erase(dp_term *term)
+{
+	sodium_memzero(term->position, sizeof(term->position));
+	sodium_memzero(term->head, sizeof(term->head));
+	sodium_memzero(term->pair, sizeof(term->pair));
+	term->ready = false;
+}
+
 dp_term *
 dp_term_batch_add(dp_term_batch *batch)
 {
@@ -32,29 +42,25 @@ dp_term_batch_add(dp_term_batch *batch)
 void
 dp_term_batch_derive(dp_term_batch *batch)
 {
-	unsigned char heads[DP_TERM_BATCH_MAX][DP_RANDOM_PRF_WIDE_BYTES];
-	unsigned char pairs[DP_TERM_BATCH_MAX][128];
+	unsigned char *out[DP_TERM_BATCH_MAX];
 	const dp_random_prf *prfs[DP_TERM_BATCH_MAX];
 	const unsigned char *messages[DP_TERM_BATCH_MAX];
 	const unsigned char *keys[DP_TERM_BATCH_MAX];
 	uint64_t	nonces[DP_TERM_BATCH_MAX];
 	uint64_t	blocks[DP_TERM_BATCH_MAX];
-	int			wide_of[DP_TERM_BATCH_MAX];
-	int			pair_of[DP_TERM_BATCH_MAX];
 	int			wide = 0;
 	int			paired = 0;
 
+	/* each output straight into its entry: no copy of keystream to erase */
 	for (int i = 0; i < batch->count; i++)
 		if (batch->terms[i].kind == DP_TERM_WIDE)
 		{
 			prfs[wide] = batch->terms[i].wide;
 			messages[wide] = batch->terms[i].position;
-			wide_of[wide++] = i;
+			out[wide++] = batch->terms[i].head;
 		}
 	if (wide > 0)
-		dp_random_prf_derive_wide_lanes(heads, prfs, messages, DP_TERM_POSITION_BYTES, wide);
-	for (int w = 0; w < wide; w++)
-		memcpy(batch->terms[wide_of[w]].head, heads[w], DP_RANDOM_PRF_WIDE_BYTES);
+		dp_random_prf_derive_wide_lanes(out, prfs, messages, DP_TERM_POSITION_BYTES, wide);
 
 	for (int i = 0; i < batch->count; i++)
 	{
@@ -75,16 +81,12 @@ dp_term_batch_derive(dp_term_batch *batch)
 		}
 		else
 			continue;
-		pair_of[paired++] = i;
+		out[paired++] = term->pair;
 	}
 	if (paired > 0)
-		dp_random_chacha20_pairs_lanes(pairs, keys, nonces, blocks, paired);
-	for (int p = 0; p < paired; p++)
-		memcpy(batch->terms[pair_of[p]].pair, pairs[p], 128);
+		dp_random_chacha20_pairs_lanes(out, keys, nonces, blocks, paired);
 	for (int i = 0; i < batch->count; i++)
 		batch->terms[i].ready = true;
-	sodium_memzero(heads, sizeof(heads));
-	sodium_memzero(pairs, sizeof(pairs));
 }
 
 bool
@@ -103,7 +105,7 @@ dp_term_batch_take(dp_term_batch *batch, const void *owner, const unsigned char 
 										term->pair);
 		else
 			dp_random_init_wide_from(derived, term->head, term->continued ? term->pair : NULL);
-		sodium_memzero(term, sizeof(*term));
+		erase(term);
 		return true;
 	}
 	return false;
@@ -125,6 +127,8 @@ dp_term_batch_detach(dp_term_batch *batch, dp_random *rng)
 void
 dp_term_batch_wipe(dp_term_batch *batch)
 {
-	sodium_memzero(batch->terms, sizeof(batch->terms[0]) * (size_t) batch->count);
+	for (int i = 0; i < batch->count; i++)
+		if (batch->terms[i].ready)
+			erase(&batch->terms[i]);
 	batch->count = 0;
 }
