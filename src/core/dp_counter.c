@@ -467,8 +467,7 @@ dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
 	dp_noise_plan plans[DP_TERM_BATCH_MAX];
 	int			count;
 
-	if (!counter->has_noise_key || counter->derivation != DP_DERIVATION_2 ||
-		counter->kind->plan == NULL)
+	if (!dp_counter_plans(counter))
 		return;
 	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
 		return;

@@ -172,6 +172,14 @@ extern dp_int128 dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_
  * derivation 1, or of a kind without the hook.
  */
 extern void dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch);
+/* whether dp_counter_plan can plan any of the counter's terms */
+static inline bool
+dp_counter_plans(const dp_counter *counter)
+{
+	return counter->has_noise_key && counter->derivation == DP_DERIVATION_2 &&
+		counter->kind->plan != NULL;
+}
+
 /* the same for terms at positions the caller gives (bench/floor.c) */
 extern void dp_counter_plan_terms(dp_counter *counter, const dp_noise_plan *plans, int count,
 								  dp_term_batch *batch);

@@ -368,27 +368,52 @@ channel_units(const dp_channel *channel, double value)
 	return result;
 }
 
+/*
+ * The observation as the channels see it: clamped and centred (0 when it
+ * is not observed: a NULL, or a NaN, which is not a number to observe;
+ * refusing it would tell on the row).
+ */
+static inline bool
+centred_observation(const dp_statistic_spec *spec, bool observed, double value, double *x)
+{
+	*x = 0;
+	if (!observed || isnan(value))
+		return false;
+	*x = clamp_number(value, spec->lower, spec->upper) - (uses_midpoint(spec) ? midpoint(spec) : 0);
+	return true;
+}
+
+/* what a step adds to one channel, in its units */
+static inline int64_t
+contribution_units(const dp_channel *channel, bool observed, double x)
+{
+	double		contribution = 0;
+
+	if (observed)
+	{
+		switch (channel->role)
+		{
+			case DP_CHANNEL_COUNT:
+				contribution = 1;
+				break;
+			case DP_CHANNEL_SUM:
+				contribution = x;
+				break;
+			case DP_CHANNEL_SQUARES:
+				contribution = x * x;
+				break;
+		}
+	}
+	return channel_units(channel, contribution);
+}
+
 int64_t
 dp_statistic_units(const dp_statistic *statistic, int channel, bool observed, double value)
 {
-	const dp_statistic_spec *spec = &statistic->spec;
-	const dp_channel *c = &statistic->channels[channel];
 	double		x;
 
-	/* a NaN is not a number to observe; refusing it would tell on the row */
-	if (!observed || isnan(value))
-		return channel_units(c, 0);
-	x = clamp_number(value, spec->lower, spec->upper) - (uses_midpoint(spec) ? midpoint(spec) : 0);
-	switch (c->role)
-	{
-		case DP_CHANNEL_COUNT:
-			return channel_units(c, 1);
-		case DP_CHANNEL_SUM:
-			return channel_units(c, x);
-		case DP_CHANNEL_SQUARES:
-			return channel_units(c, x * x);
-	}
-	return channel_units(c, 0);
+	observed = centred_observation(&statistic->spec, observed, value, &x);
+	return contribution_units(&statistic->channels[channel], observed, x);
 }
 
 /*
@@ -396,7 +421,8 @@ dp_statistic_units(const dp_statistic *statistic, int channel, bool observed, do
  * channels' terms of the step are derived together first, in lanes
  * (dp_term_batch.h), and each channel's push takes its own: the same
  * values as pushing the channels one by one (test_term_batch checks it),
- * in a fraction of the time.
+ * in a fraction of the time.  Channels share their mechanism and kind of
+ * key, so the first tells whether to plan.
  */
 dp_status
 dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_random *rng)
@@ -404,12 +430,16 @@ dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_rando
 	int64_t		units[DP_STATISTIC_CHANNELS_MAX];
 	dp_term_batch batch;
 	dp_status	status = DP_OK;
+	double		x;
+	bool		plan = dp_counter_plans(dp_statistic_counter_const(statistic, 0));
 
+	observed = centred_observation(&statistic->spec, observed, value, &x);
 	dp_term_batch_init(&batch);
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
-		units[i] = dp_statistic_units(statistic, i, observed, value);
-		dp_counter_plan(dp_statistic_counter(statistic, i), units[i], &batch);
+		units[i] = contribution_units(&statistic->channels[i], observed, x);
+		if (plan)
+			dp_counter_plan(dp_statistic_counter(statistic, i), units[i], &batch);
 	}
 	if (batch.count > 0)
 	{
