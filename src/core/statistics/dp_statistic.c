@@ -25,6 +25,7 @@
  */
 #include "dp_statistic.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -351,6 +352,31 @@ clamp_number(double value, double low, double high)
 	return value;
 }
 
+/*
+ * nearbyint(x), inline: below 2^52 in magnitude, adding and subtracting
+ * 2^52 rounds to an integer in the current rounding mode, as nearbyint
+ * does (only a zero's sign may differ, which the conversion to an integer
+ * drops); at and above it x is an integer already.  A call into libm for
+ * every channel of every row otherwise.  Where doubles are evaluated in
+ * wider registers (FLT_EVAL_METHOD != 0) the addition would not round at
+ * 2^52: nearbyint itself there.
+ */
+static inline double
+round_to_integer(double x)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	const double two52 = 0x1p52;
+
+	if (x >= 0 && x < two52)
+		return (x + two52) - two52;
+	if (x < 0 && x > -two52)
+		return (x - two52) + two52;
+	return x;
+#else
+	return nearbyint(x);
+#endif
+}
+
 static int64_t
 channel_units(const dp_channel *channel, double value)
 {
@@ -358,7 +384,7 @@ channel_units(const dp_channel *channel, double value)
 	int64_t		result;
 
 	value = clamp_number(value, channel->low, channel->high);
-	units = nearbyint(scale_by_power_of_two(value, -channel->granularity_exponent));
+	units = round_to_integer(scale_by_power_of_two(value, -channel->granularity_exponent));
 	result = (int64_t) units - channel->base_units;
 	/* rounding may step one unit outside; the sensitivity is N units */
 	if (result < 0)
@@ -493,10 +519,23 @@ channel_total_units(const dp_statistic *statistic, int channel)
 		(dp_int128) counter->steps * statistic->channels[channel].base_units;
 }
 
+/*
+ * (double) units, correctly rounded either way; a release almost always
+ * fits 64 bits, whose conversion is one instruction where the 128-bit one
+ * is a call into libgcc, once per channel in every final function call.
+ */
+static inline double
+units_to_double(dp_int128 units)
+{
+	if (units >= INT64_MIN && units <= INT64_MAX)
+		return (double) (int64_t) units;
+	return (double) units;
+}
+
 double
 dp_statistic_channel_estimate(const dp_statistic *statistic, int channel)
 {
-	return scale_by_power_of_two((double) channel_total_units(statistic, channel),
+	return scale_by_power_of_two(units_to_double(channel_total_units(statistic, channel)),
 								 statistic->channels[channel].granularity_exponent);
 }
 
