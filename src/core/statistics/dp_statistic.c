@@ -443,29 +443,24 @@ dp_statistic_units(const dp_statistic *statistic, int channel, bool observed, do
 }
 
 /*
- * One step of every channel.  With keyed channels (derivation 2) the
- * channels' terms of the step are derived together first, in lanes
- * (dp_term_batch.h), and each channel's push takes its own: the same
- * values as pushing the channels one by one (test_term_batch checks it),
- * in a fraction of the time.  Channels share their mechanism and kind of
- * key, so the first tells whether to plan.
+ * A keyed step (derivation 2): the channels' terms of the step derived
+ * together first, in lanes (dp_term_batch.h), then each channel's push
+ * takes its own: the same values as pushing the channels one by one
+ * (test_term_batch checks it), in a fraction of the time.  Out of line, so
+ * that the batch's stack frame is only set up for keyed steps.
  */
-dp_status
-dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_random *rng)
+static __attribute__((noinline)) dp_status
+push_keyed(dp_statistic *statistic, bool observed, double x, dp_random *rng)
 {
 	int64_t		units[DP_STATISTIC_CHANNELS_MAX];
 	dp_term_batch batch;
 	dp_status	status = DP_OK;
-	double		x;
-	bool		plan = dp_counter_plans(dp_statistic_counter_const(statistic, 0));
 
-	observed = centred_observation(&statistic->spec, observed, value, &x);
 	dp_term_batch_init(&batch);
 	for (int i = 0; i < statistic->channel_count; i++)
 	{
 		units[i] = contribution_units(&statistic->channels[i], observed, x);
-		if (plan)
-			dp_counter_plan(dp_statistic_counter(statistic, i), units[i], &batch);
+		dp_counter_plan(dp_statistic_counter(statistic, i), units[i], &batch);
 	}
 	if (batch.count > 0)
 	{
@@ -480,6 +475,31 @@ dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_rando
 	if (batch.count > 0)
 		dp_term_batch_detach(&batch, rng);
 	return status;
+}
+
+/*
+ * One step of every channel.  Channels share their mechanism and kind of
+ * key, so the first tells whether the step's keyed terms can be planned.
+ */
+dp_status
+dp_statistic_push(dp_statistic *statistic, bool observed, double value, dp_random *rng)
+{
+	double		x;
+
+	observed = centred_observation(&statistic->spec, observed, value, &x);
+	if (dp_counter_plans(dp_statistic_counter(statistic, 0)))
+		return push_keyed(statistic, observed, x, rng);
+	for (int i = 0; i < statistic->channel_count; i++)
+	{
+		/* all counters share the step count, so only the first can refuse */
+		dp_status	status = dp_counter_push(dp_statistic_counter(statistic, i),
+											 contribution_units(&statistic->channels[i], observed, x),
+											 rng);
+
+		if (status != DP_OK)
+			return status;
+	}
+	return DP_OK;
 }
 
 dp_status
