@@ -300,23 +300,6 @@ static const char opening_label[] = "dp_stream derivation 2: opening terms";
 _Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
 _Static_assert(sizeof(opening_label) - 1 != NOISE_POSITION_BYTES, "the opening label is no position");
 
-/*
- * Little-endian, written out so that the compiler merges each into one
- * store (dp_put_u64's loop stayed a loop, a tenth of a keyed step).
- */
-static inline void
-put_le64(unsigned char *out, uint64_t v)
-{
-	out[0] = (unsigned char) v;
-	out[1] = (unsigned char) (v >> 8);
-	out[2] = (unsigned char) (v >> 16);
-	out[3] = (unsigned char) (v >> 24);
-	out[4] = (unsigned char) (v >> 32);
-	out[5] = (unsigned char) (v >> 40);
-	out[6] = (unsigned char) (v >> 48);
-	out[7] = (unsigned char) (v >> 56);
-}
-
 /* a term's position, the message of its derivation: step, node, role, content */
 static void
 noise_position(unsigned char position[NOISE_POSITION_BYTES], int64_t steps, int node,
@@ -324,10 +307,10 @@ noise_position(unsigned char position[NOISE_POSITION_BYTES], int64_t steps, int 
 {
 	dp_uint128	content_bits = (dp_uint128) content;
 
-	put_le64(position, (uint64_t) steps);
-	put_le64(position + 8, (uint64_t) (uint32_t) node | (uint64_t) (uint32_t) role << 32);
-	put_le64(position + 16, (uint64_t) content_bits);
-	put_le64(position + 24, (uint64_t) (content_bits >> 64));
+	dp_put_u64(position, (uint64_t) steps);
+	dp_put_u64(position + 8, (uint64_t) (uint32_t) node | (uint64_t) (uint32_t) role << 32);
+	dp_put_u64(position + 16, (uint64_t) content_bits);
+	dp_put_u64(position + 24, (uint64_t) (content_bits >> 64));
 }
 
 /*

@@ -9,11 +9,22 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * Written out byte by byte rather than as a loop, which the compiler
+ * merges into one store (a loop stayed a loop in the PostgreSQL build, and
+ * keyed noise writes a position per term).
+ */
 static inline void
 dp_put_u64(unsigned char *out, uint64_t value)
 {
-	for (int i = 0; i < 8; i++)
-		out[i] = (unsigned char) (value >> (8 * i));
+	out[0] = (unsigned char) value;
+	out[1] = (unsigned char) (value >> 8);
+	out[2] = (unsigned char) (value >> 16);
+	out[3] = (unsigned char) (value >> 24);
+	out[4] = (unsigned char) (value >> 32);
+	out[5] = (unsigned char) (value >> 40);
+	out[6] = (unsigned char) (value >> 48);
+	out[7] = (unsigned char) (value >> 56);
 }
 
 static inline uint64_t

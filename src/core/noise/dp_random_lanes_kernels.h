@@ -61,14 +61,14 @@
 
 #define LANES_ROUND(r) \
 	do { \
-		LANES_G(v[0], v[4], v[8], v[12], m[lanes_sigma[r][0]], m[lanes_sigma[r][1]]); \
-		LANES_G(v[1], v[5], v[9], v[13], m[lanes_sigma[r][2]], m[lanes_sigma[r][3]]); \
-		LANES_G(v[2], v[6], v[10], v[14], m[lanes_sigma[r][4]], m[lanes_sigma[r][5]]); \
-		LANES_G(v[3], v[7], v[11], v[15], m[lanes_sigma[r][6]], m[lanes_sigma[r][7]]); \
-		LANES_G(v[0], v[5], v[10], v[15], m[lanes_sigma[r][8]], m[lanes_sigma[r][9]]); \
-		LANES_G(v[1], v[6], v[11], v[12], m[lanes_sigma[r][10]], m[lanes_sigma[r][11]]); \
-		LANES_G(v[2], v[7], v[8], v[13], m[lanes_sigma[r][12]], m[lanes_sigma[r][13]]); \
-		LANES_G(v[3], v[4], v[9], v[14], m[lanes_sigma[r][14]], m[lanes_sigma[r][15]]); \
+		LANES_G(v[0], v[4], v[8], v[12], m[blake2b_sigma[r][0]], m[blake2b_sigma[r][1]]); \
+		LANES_G(v[1], v[5], v[9], v[13], m[blake2b_sigma[r][2]], m[blake2b_sigma[r][3]]); \
+		LANES_G(v[2], v[6], v[10], v[14], m[blake2b_sigma[r][4]], m[blake2b_sigma[r][5]]); \
+		LANES_G(v[3], v[7], v[11], v[15], m[blake2b_sigma[r][6]], m[blake2b_sigma[r][7]]); \
+		LANES_G(v[0], v[5], v[10], v[15], m[blake2b_sigma[r][8]], m[blake2b_sigma[r][9]]); \
+		LANES_G(v[1], v[6], v[11], v[12], m[blake2b_sigma[r][10]], m[blake2b_sigma[r][11]]); \
+		LANES_G(v[2], v[7], v[8], v[13], m[blake2b_sigma[r][12]], m[blake2b_sigma[r][13]]); \
+		LANES_G(v[3], v[4], v[9], v[14], m[blake2b_sigma[r][14]], m[blake2b_sigma[r][15]]); \
 	} while (0)
 
 /*
@@ -85,7 +85,7 @@ LANES_NAME(prf_rounds)(__m256i h[8], const __m256i m[16], uint64_t bytes)
 	for (int j = 0; j < 8; j++)
 	{
 		v[j] = h[j];
-		v[8 + j] = _mm256_set1_epi64x((long long) lanes_blake2b_iv[j]);
+		v[8 + j] = _mm256_set1_epi64x((long long) blake2b_iv[j]);
 	}
 	/* the byte count (the key block and this one) and the final-block flag */
 	v[12] = _mm256_xor_si256(v[12], _mm256_set1_epi64x((long long) bytes));
