@@ -179,6 +179,12 @@ LANES_NAME(prf_lanes)(unsigned char *const *out, const dp_random_prf *const p[4]
 		lane[3] = r3;
 		for (int i = 0; i < lanes; i++)
 			_mm256_storeu_si256((__m256i *) (out[i] + 32 * half), lane[i]);
+		/*
+		 * lane[] is indexed by a variable, so it lives on the stack: the
+		 * derived words' copies there (a term's key or keystream) are erased
+		 * as the one-at-a-time derivation erases its own
+		 */
+		sodium_memzero(lane, sizeof(lane));
 	}
 	/* the derived words and the message (a closing term's content) */
 	sodium_memzero(h, sizeof(h));
