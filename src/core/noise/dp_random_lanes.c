@@ -22,8 +22,10 @@
  *
  * Wiping: the words a kernel stores (the derived words, the message
  * words, the keystream and the key words) are erased before it returns,
- * as the one-at-a-time functions erase theirs; what stays in registers is
- * left, as there.
+ * as the one-at-a-time functions erase theirs, and so is any array the
+ * compiler must keep in memory (an output row indexed by the lane count);
+ * what stays in registers is left, as there.  test_random_lanes searches
+ * the stack for the outputs after each kernel.
  *
  * No PostgreSQL headers.
  */
