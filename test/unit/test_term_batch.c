@@ -35,7 +35,9 @@ static const char *const mechanisms[] = {
 	"honaker(epsilon=1,horizon=700,arity=3,pan_private=true)",
 	"honaker(epsilon=1,horizon=700,arity=18,pan_private=true)",
 	"honaker(epsilon=0.5,horizon=700,arity=2)",
-	"kary(epsilon=1,horizon=700,arity=4,pan_private=true)",	/* no plan hook */
+	"kary(epsilon=1,horizon=700,arity=4,pan_private=true)",
+	"kary(epsilon=1,horizon=700,arity=2)",
+	"hybrid(epsilon=1,pan_private=true)",	/* no plan hook */
 };
 
 typedef struct case_spec

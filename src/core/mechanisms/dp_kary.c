@@ -204,6 +204,37 @@ kary_push(dp_counter *counter, int64_t value, dp_random *rng)
 		open_level(counter, level, rng);
 }
 
+/*
+ * The terms of kary_push: step t = steps + 1 closes the open interval of
+ * level `closing` (t's trailing zero digits in base k), with a closing
+ * term over it and the running total (pan-private only), and reopens
+ * levels 0..closing.
+ */
+static int
+kary_plan(const dp_counter *counter, int64_t value, dp_noise_plan *plans, int max)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / (int) k;
+	int64_t		step = counter->steps + 1;
+	int64_t		rest = step;
+	int			closing = 0;
+	int			count = 0;
+
+	while (rest % k == 0 && closing < levels - 1)
+	{
+		rest /= k;
+		closing++;
+	}
+	if (dp_counter_pan_private(counter) && count < max)
+		plans[count++] = (dp_noise_plan) {
+			step, (int) (closing * k + rest % k - 1), DP_NOISE_CLOSE,
+			counter->nodes[open_slot(counter, closing)] + counter->running_total + value
+		};
+	for (int level = 0; level <= closing && count < max; level++)
+		plans[count++] = (dp_noise_plan) {step, open_slot(counter, level), DP_NOISE_OPEN, 0};
+	return count;
+}
+
 static void
 kary_persist(const dp_counter *counter, dp_int128 *nodes)
 {
@@ -271,6 +302,7 @@ const dp_counter_kind dp_kary_kind = {
 	.noise_class = kary_noise_class,
 	.start = kary_start,
 	.push = kary_push,
+	.plan = kary_plan,
 	.persist = kary_persist,
 	.resume = kary_resume,
 	.noise_groups = kary_noise_groups,
