@@ -300,6 +300,17 @@ static const char opening_label[] = "dp_stream derivation 2: opening terms";
 _Static_assert(NOISE_POSITION_BYTES <= DP_RANDOM_PRF_MAX_MESSAGE, "a position fits one block");
 _Static_assert(sizeof(opening_label) - 1 != NOISE_POSITION_BYTES, "the opening label is no position");
 
+/*
+ * Derivation 2 reads an opening term (its position only) from ChaCha20
+ * under the opening key, every other term from the wide derivation of its
+ * position and content.
+ */
+static inline bool
+opening_term(dp_noise_role role, dp_int128 content)
+{
+	return role == DP_NOISE_OPEN && content == 0;
+}
+
 /* a term's position, the message of its derivation: step, node, role, content */
 static void
 noise_position(unsigned char position[NOISE_POSITION_BYTES], int64_t steps, int node,
@@ -380,7 +391,7 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	{
 		/* derived ahead with the other channels' terms (dp_counter_plan) */
 	}
-	else if (role == DP_NOISE_OPEN && content == 0)
+	else if (opening_term(role, content))
 		dp_random_init_opening(&derived, counter->noise_opening_key, (uint64_t) counter->steps,
 							   (uint32_t) node);
 	else
@@ -397,7 +408,7 @@ dp_counter_noise(dp_counter *counter, dp_random *rng, const dp_scale *scale, int
 	 * whose draws do (a count's reads 32).  A hint for speed; no value
 	 * depends on it.
 	 */
-	if (counter->derivation == DP_DERIVATION_2 && !(role == DP_NOISE_OPEN && content == 0))
+	if (counter->derivation == DP_DERIVATION_2 && !opening_term(role, content))
 		counter->noise_wide_continues =
 			available + 64 * (derived.block_counter - blocks) - derived.available >
 			DP_RANDOM_PRF_WIDE_BYTES - DP_RANDOM_KEY_BYTES;
@@ -427,7 +438,7 @@ dp_counter_plan_terms(dp_counter *counter, const dp_noise_plan *plans, int count
 		term->owner = counter;
 		noise_position(term->position, plans[i].steps, plans[i].node, plans[i].role,
 					   plans[i].content);
-		if (plans[i].role == DP_NOISE_OPEN && plans[i].content == 0)
+		if (opening_term(plans[i].role, plans[i].content))
 		{
 			term->kind = DP_TERM_OPENING;
 			term->opening_key = counter->noise_opening_key;
@@ -443,6 +454,27 @@ dp_counter_plan_terms(dp_counter *counter, const dp_noise_plan *plans, int count
 	}
 }
 
+/* whether the counter has taken every step its mechanism allows */
+static inline bool
+at_horizon(const dp_counter *counter)
+{
+	return counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX);
+}
+
+/*
+ * A step's value in [0, max_per_step]: clamping bounds the sensitivity; it
+ * is silent because a notice would leak.
+ */
+static inline int64_t
+clamp_step_value(const dp_counter *counter, int64_t value)
+{
+	if (value < 0)
+		return 0;
+	if (value > counter->mechanism.max_per_step)
+		return counter->mechanism.max_per_step;
+	return value;
+}
+
 /* the terms of the counter's next push, as far as its kind's plan hook tells them */
 void
 dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
@@ -450,16 +482,10 @@ dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
 	dp_noise_plan plans[DP_TERM_BATCH_MAX];
 	int			count;
 
-	if (!dp_counter_plans(counter))
+	if (!dp_counter_plans(counter) || at_horizon(counter))
 		return;
-	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
-		return;
-	/* clamped as dp_counter_push clamps it */
-	if (value < 0)
-		value = 0;
-	else if (value > counter->mechanism.max_per_step)
-		value = counter->mechanism.max_per_step;
-	count = counter->kind->plan(counter, value, plans, DP_TERM_BATCH_MAX);
+	count = counter->kind->plan(counter, clamp_step_value(counter, value), plans,
+								DP_TERM_BATCH_MAX);
 	if (count > 0)
 		dp_counter_plan_terms(counter, plans, count, batch);
 }
@@ -467,16 +493,9 @@ dp_counter_plan(dp_counter *counter, int64_t value, dp_term_batch *batch)
 dp_status
 dp_counter_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	if (counter->steps >= (counter->kind->bounded ? counter->mechanism.horizon : DP_HORIZON_MAX))
+	if (at_horizon(counter))
 		return DP_ERROR_HORIZON_EXCEEDED;
-
-	/* clamping bounds the sensitivity; it is silent because a notice would leak */
-	if (value < 0)
-		value = 0;
-	else if (value > counter->mechanism.max_per_step)
-		value = counter->mechanism.max_per_step;
-
-	counter->kind->push(counter, value, rng);
+	counter->kind->push(counter, clamp_step_value(counter, value), rng);
 
 	/*
 	 * Consistent output (Budaeva et al. [BLD+], section 3.1.1) uses only the previous

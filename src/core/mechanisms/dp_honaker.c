@@ -438,24 +438,35 @@ honaker_start(dp_counter *counter, dp_random *rng)
 	counter->release = 0;
 }
 
+/*
+ * The highest level whose node step t completes: t's trailing zero digits
+ * in base k, at most the top level.  For the push and for its plan.
+ */
+static int
+completed_top(int64_t t, int64_t k, int levels)
+{
+	int			top = 0;
+
+	while (t % k == 0 && top < levels - 1)
+	{
+		t /= k;
+		top++;
+	}
+	return top;
+}
+
 static void
 honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
 	int64_t		k = counter->mechanism.block;
 	int			levels = counter->kind_nodes / 2;
-	int64_t		rest = ++counter->steps;
-	int			top = 0;
+	int			top = completed_top(++counter->steps, k, levels);
 
 	bool		memo_valid = counter->memo_step >= 1 && counter->memo_step == counter->steps - 1 &&
 		!counter->overflow;
 	dp_int128	sum = 0;
 
 	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
-	while (rest % k == 0 && top < levels - 1)
-	{
-		rest /= k;
-		top++;
-	}
 	/* the accumulators of levels 0 .. top leave the sum (they change below) */
 	if (memo_valid)
 		sum = dp_counter_sub(counter,
@@ -505,16 +516,10 @@ honaker_plan(const dp_counter *counter, int64_t value, dp_noise_plan *plans, int
 	int64_t		k = counter->mechanism.block;
 	int			levels = counter->kind_nodes / 2;
 	int64_t		step = counter->steps + 1;
-	int64_t		rest = step;
-	int			top = 0;
+	int			top = completed_top(step, k, levels);
 	int			count = 0;
 	dp_int128	total = counter->running_total + value;
 
-	while (rest % k == 0 && top < levels - 1)
-	{
-		rest /= k;
-		top++;
-	}
 	if (dp_counter_pan_private(counter))
 		for (int level = 0; level <= top && count < max; level++)
 			plans[count++] = (dp_noise_plan) {

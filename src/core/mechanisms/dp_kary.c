@@ -157,25 +157,37 @@ kary_start(dp_counter *counter, dp_random *rng)
 		open_level(counter, level, rng);
 }
 
-static void
-kary_push(dp_counter *counter, int64_t value, dp_random *rng)
+/*
+ * The level whose open interval step t closes: t's trailing zero digits in
+ * base k (at most the top level); *digit is t's digit there (>= 1).  For
+ * the push and for its plan.
+ */
+static int
+closing_level(int64_t t, int64_t k, int levels, int64_t *digit)
 {
-	int64_t		k = counter->mechanism.block;
-	int			levels = counter->kind_nodes / (int) k;
-	int64_t		t = ++counter->steps;
 	int64_t		rest = t;
 	int			closing = 0;
-	int64_t		digit;
-	dp_int128  *closed;
-	int			slot;
 
-	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 	while (rest % k == 0 && closing < levels - 1)
 	{
 		rest /= k;
 		closing++;
 	}
-	digit = rest % k;			/* >= 1: the digit of t at level `closing` */
+	*digit = rest % k;
+	return closing;
+}
+
+static void
+kary_push(dp_counter *counter, int64_t value, dp_random *rng)
+{
+	int64_t		k = counter->mechanism.block;
+	int			levels = counter->kind_nodes / (int) k;
+	int64_t		digit;
+	int			closing = closing_level(++counter->steps, k, levels, &digit);
+	dp_int128  *closed;
+	int			slot;
+
+	counter->running_total += value;	/* at most 2^62 steps of 2^50: no overflow */
 
 	/* the closed intervals of the lower levels leave the release ... */
 	for (int level = 0; level < closing; level++)
@@ -216,18 +228,13 @@ kary_plan(const dp_counter *counter, int64_t value, dp_noise_plan *plans, int ma
 	int64_t		k = counter->mechanism.block;
 	int			levels = counter->kind_nodes / (int) k;
 	int64_t		step = counter->steps + 1;
-	int64_t		rest = step;
-	int			closing = 0;
+	int64_t		digit;
+	int			closing = closing_level(step, k, levels, &digit);
 	int			count = 0;
 
-	while (rest % k == 0 && closing < levels - 1)
-	{
-		rest /= k;
-		closing++;
-	}
 	if (dp_counter_pan_private(counter) && count < max)
 		plans[count++] = (dp_noise_plan) {
-			step, (int) (closing * k + rest % k - 1), DP_NOISE_CLOSE,
+			step, (int) (closing * k + digit - 1), DP_NOISE_CLOSE,
 			counter->nodes[open_slot(counter, closing)] + counter->running_total + value
 		};
 	for (int level = 0; level <= closing && count < max; level++)
