@@ -3,9 +3,9 @@
  *		The keyed terms of a step of several counters, derived side by side
  *		(see dp_term_batch.h for why and how the counters use them).
  *
- * The order matters only for speed: the wide terms' compressions first (a
- * continuation pair is keyed by its term's W), then the opening pairs and
- * the continuations together, four pairs to a vector evaluation.
+ * The wide terms' compressions come first, because a continuation pair is
+ * keyed by its term's W; then the opening pairs and the continuations
+ * together, four pairs to a vector evaluation.
  *
  * No PostgreSQL headers.
  */
