@@ -43,6 +43,35 @@ ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 		dp_noise_class_nodes(out, (uint64_t) (tree_levels(mechanism->horizon) + 1), 1);
 }
 
+/*
+ * The release is X plus the sum of the L level noises.  That sum is kept
+ * in the counter's memo (memo[0] its low and memo[1] its high 64 bits,
+ * valid while memo_step is the counter's step), so that a step replaces
+ * only the noises it forgets (levels 0 .. ctz(t): two a step on average)
+ * instead of adding all L again.  Without a valid memo (a state just
+ * loaded) the sum is taken over every level.  The terms are integers far
+ * inside the nodes' range (each below 2^112, at most 62 of them), so the
+ * sum is the same whatever the order of its additions: the same release
+ * to the bit.
+ */
+static void
+memo_noise(dp_counter *counter, dp_int128 sum)
+{
+	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
+	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
+	counter->memo_step = counter->steps;
+}
+
+static dp_int128
+level_noise(dp_counter *counter, int levels)
+{
+	dp_int128	sum = 0;
+
+	for (int level = 0; level < levels; level++)
+		sum = dp_counter_add(counter, sum, counter->nodes[1 + level]);
+	return sum;
+}
+
 static void
 ppcum_start(dp_counter *counter, dp_random *rng)
 {
@@ -50,6 +79,7 @@ ppcum_start(dp_counter *counter, dp_random *rng)
 
 	for (int i = 0; i <= levels; i++)
 		counter->nodes[i] = dp_counter_noise(counter, rng, &counter->scale, i, DP_NOISE_OPEN, 0);
+	memo_noise(counter, level_noise(counter, levels));
 }
 
 static void
@@ -58,18 +88,28 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 	int			levels = tree_levels(counter->mechanism.horizon);
 	int64_t		t = ++counter->steps;
 	int			ending;
+	dp_int128	noise;
+
+	if (counter->memo_step >= 0 && counter->memo_step == t - 1)
+		noise = (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
+							 (uint64_t) counter->memo[0]);
+	else
+		noise = level_noise(counter, levels);
 
 	counter->nodes[0] = dp_counter_add(counter, counter->nodes[0], value);
-	counter->release = counter->nodes[0];
-	for (int level = 0; level < levels; level++)
-		counter->release = dp_counter_add(counter, counter->release, counter->nodes[1 + level]);
+	counter->release = dp_counter_add(counter, counter->nodes[0], noise);
 	counter->nodes[levels + 1] = counter->release;
 
 	/* forget the noise of every node that ends at t; its successor is fresh */
 	ending = __builtin_ctzll((uint64_t) t);
 	for (int level = 0; level < levels && level <= ending; level++)
+	{
+		noise = dp_counter_sub(counter, noise, counter->nodes[1 + level]);
 		counter->nodes[1 + level] = dp_counter_noise(counter, rng, &counter->scale, 1 + level,
 													 DP_NOISE_OPEN, 0);
+		noise = dp_counter_add(counter, noise, counter->nodes[1 + level]);
+	}
+	memo_noise(counter, noise);
 }
 
 static void
