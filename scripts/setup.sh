@@ -30,6 +30,9 @@ case "$purpose" in
       libtap-parser-sourcehandler-pgtap-perl
       pkg-config
       bc
+      # memcheck of the unit tests (make unit-valgrind) and the instruction
+      # counts of bench/step_work.sh
+      valgrind
       # fuzzing (make fuzz, fuzz-replay, fuzz-coverage): clang with libFuzzer and
       # the sanitizer runtimes; llvm-14 has llvm-symbolizer, llvm-cov, llvm-profdata
       clang-14
