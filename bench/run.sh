@@ -15,5 +15,7 @@ bench/aggregates.sh
 # exits 1 when a ratio misses its target by more than the run's noise: reported, the rest still runs
 bench/throughput.sh || echo "bench/throughput.sh: some ratios missed their targets (above)"
 bench/sampler_timing.sh
+# instructions per step of every mechanism by horizon (callgrind, about 2 minutes)
+bench/step_work.sh
 bench/hospital.sh
 bench/biases.sh

@@ -120,6 +120,26 @@ skip_part() {
   echo "  skipped: $*"
 }
 
+# ---- work per step smoke (BENCH_QUICK=1 bench/step_work.sh) ----
+# Every kind of the registry has an entry in bench/step_work.sh and runs
+# under callgrind at small horizons; the growth of the work per step is
+# judged by the full run only (make bench), as the throughput's timing is.
+echo "== work per step smoke (BENCH_QUICK=1 bench/step_work.sh)"
+if command -v valgrind >/dev/null 2>&1; then
+  BENCH_QUICK=1 bench/step_work.sh >"$log_dir/step_work_quick.log" 2>&1
+  step_work_status=$?
+  if [ "$step_work_status" -eq 0 ]; then
+    printf '1..1\nok 1 - bench/step_work.sh: every kind of the registry has an entry and runs\n'
+  else
+    printf '1..1\nnot ok 1 - bench/step_work.sh: a kind without an entry, or one that did not run\n'
+  fi >"$log_dir/step_work_quick.tap"
+  count_tap "$log_dir/step_work_quick.tap" 0 step_work_quick
+  echo "step_work_quick: $(grep -cE '^ok' "$log_dir/step_work_quick.tap") ok, $(grep -cE '^not ok' "$log_dir/step_work_quick.tap") not ok"
+  [ "$step_work_status" -eq 0 ] || grep -E 'step_work.sh:' "$log_dir/step_work_quick.log" | head -10 | sed 's/^/  /'
+else
+  skip_part "bench/step_work.sh smoke: valgrind is not installed"
+fi
+
 # pg_regress or pg_isolation_regress (PostgreSQL's, for the server PATH
 # names) in the cluster started by run_cluster_suite:
 #   run_regress NAME RUNNER INPUTDIR OUTPUTDIR DATABASE EXTRA-OPTION TESTS...
