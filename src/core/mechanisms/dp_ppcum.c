@@ -50,9 +50,12 @@ ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
  * only the noises it forgets (levels 0 .. ctz(t): two a step on average)
  * instead of adding all L again.  Without a valid memo (a state just
  * loaded) the sum is taken over every level.  The terms are integers far
- * inside the nodes' range (each below 2^112, at most 62 of them), so the
- * sum is the same whatever the order of its additions: the same release
- * to the bit.
+ * inside the arithmetic range (a draw is below 2^112, a node a decoded
+ * state may hold below 2^120, and there are at most 63 of them: under
+ * 2^126), so no addition is refused and the sum is the same whatever
+ * their order: the same release to the bit.  After an overflow the memo
+ * is dropped, as Honaker's is: the push has failed, and nothing should
+ * build on its sums.
  */
 static void
 memo_noise(dp_counter *counter, dp_int128 sum)
@@ -109,7 +112,10 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 													 DP_NOISE_OPEN, 0);
 		noise = dp_counter_add(counter, noise, counter->nodes[1 + level]);
 	}
-	memo_noise(counter, noise);
+	if (counter->overflow)
+		counter->memo_step = -1;
+	else
+		memo_noise(counter, noise);
 }
 
 static void
