@@ -121,6 +121,28 @@ struct dp_counter
 };
 
 /*
+ * A running 128-bit sum a kind keeps in its memo from one step to the next
+ * (memo[0] its low and memo[1] its high 64 bits), valid while memo_step is
+ * the step it was kept at: Honaker's accumulators, a one-level rolling
+ * window's release, PPCum's level noises.  The kind checks memo_step before
+ * it reads the sum.
+ */
+static inline void
+dp_counter_memo_keep(dp_counter *counter, dp_int128 sum)
+{
+	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
+	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
+	counter->memo_step = counter->steps;
+}
+
+static inline dp_int128
+dp_counter_memo_sum(const dp_counter *counter)
+{
+	return (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
+						(uint64_t) counter->memo[0]);
+}
+
+/*
  * Node arithmetic for the mechanisms: a + b and a - b, checked.  A result
  * out of range sets counter->overflow (dp_counter_push then refuses the
  * step) and leaves a unchanged, so no value ever wraps.  Only a forged or

@@ -402,19 +402,10 @@ accumulator_sum(dp_counter *counter, int first, int last)
 
 /*
  * The release rounds the sum of every level's accumulator; the sum after a
- * step is kept in the counter's memo (memo[0] its low and memo[1] its high
- * 64 bits, valid while memo_step is the counter's step), so that the next
+ * step is kept in the counter's memo (dp_counter_memo_keep), so that the next
  * step replaces only the accumulators it touches (levels 0 .. top, O(1)
  * amortised).  Without a valid memo the sum is taken over every level.
  */
-static void
-memo_sum(dp_counter *counter, dp_int128 sum)
-{
-	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
-	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
-	counter->memo_step = counter->steps;
-}
-
 static void
 honaker_update_release(dp_counter *counter)
 {
@@ -422,7 +413,7 @@ honaker_update_release(dp_counter *counter)
 	dp_int128	sum = accumulator_sum(counter, 0, levels - 1);
 
 	counter->release = round_fixed(sum);
-	memo_sum(counter, sum);
+	dp_counter_memo_keep(counter, sum);
 }
 
 static void
@@ -470,8 +461,7 @@ honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 	/* the accumulators of levels 0 .. top leave the sum (they change below) */
 	if (memo_valid)
 		sum = dp_counter_sub(counter,
-							 (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
-										  (uint64_t) counter->memo[0]),
+							 dp_counter_memo_sum(counter),
 							 accumulator_sum(counter, 0, top));
 
 	/* the nodes of levels 0..top complete, from the bottom up */
@@ -497,7 +487,7 @@ honaker_push(dp_counter *counter, int64_t value, dp_random *rng)
 	{
 		sum = dp_counter_add(counter, sum, accumulator_sum(counter, 0, top));
 		counter->release = round_fixed(sum);
-		memo_sum(counter, sum);
+		dp_counter_memo_keep(counter, sum);
 	}
 	else
 		honaker_update_release(counter);

@@ -45,8 +45,7 @@ ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
 
 /*
  * The release is X plus the sum of the L level noises.  That sum is kept
- * in the counter's memo (memo[0] its low and memo[1] its high 64 bits,
- * valid while memo_step is the counter's step), so that a step replaces
+ * in the counter's memo (dp_counter_memo_keep), so that a step replaces
  * only the noises it forgets (levels 0 .. ctz(t): two a step on average)
  * instead of adding all L again.  Without a valid memo (a state just
  * loaded) the sum is taken over every level.  The terms are integers far
@@ -57,14 +56,6 @@ ppcum_noise_class(const dp_mechanism *mechanism, int index, dp_noise_class *out)
  * is dropped, as Honaker's is: the push has failed, and nothing should
  * build on its sums.
  */
-static void
-memo_noise(dp_counter *counter, dp_int128 sum)
-{
-	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
-	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
-	counter->memo_step = counter->steps;
-}
-
 static dp_int128
 level_noise(dp_counter *counter, int levels)
 {
@@ -82,7 +73,7 @@ ppcum_start(dp_counter *counter, dp_random *rng)
 
 	for (int i = 0; i <= levels; i++)
 		counter->nodes[i] = dp_counter_noise(counter, rng, &counter->scale, i, DP_NOISE_OPEN, 0);
-	memo_noise(counter, level_noise(counter, levels));
+	dp_counter_memo_keep(counter, level_noise(counter, levels));
 }
 
 static void
@@ -94,8 +85,7 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 	dp_int128	noise;
 
 	if (counter->memo_step >= 0 && counter->memo_step == t - 1)
-		noise = (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
-							 (uint64_t) counter->memo[0]);
+		noise = dp_counter_memo_sum(counter);
 	else
 		noise = level_noise(counter, levels);
 
@@ -115,7 +105,7 @@ ppcum_push(dp_counter *counter, int64_t value, dp_random *rng)
 	if (counter->overflow)
 		counter->memo_step = -1;
 	else
-		memo_noise(counter, noise);
+		dp_counter_memo_keep(counter, noise);
 }
 
 static void

@@ -213,20 +213,11 @@ rolling_add_node(void *context, int level, int64_t m)
 }
 
 /*
- * The release is also kept in the counter's memo (memo[0] its low and
- * memo[1] its high 64 bits, valid while memo_step is the counter's step):
+ * The release is also kept in the counter's memo (dp_counter_memo_keep):
  * with one level the next window differs from it by one interval in and at
  * most one out, so a step costs O(1) rather than O(W) (the same sum: the
  * additions are exact).
  */
-static void
-rolling_memo(dp_counter *counter, dp_int128 sum)
-{
-	counter->memo[0] = (int64_t) (uint64_t) (dp_uint128) sum;
-	counter->memo[1] = (int64_t) (uint64_t) ((dp_uint128) sum >> 64);
-	counter->memo_step = counter->steps;
-}
-
 static void
 rolling_update_release(dp_counter *counter)
 {
@@ -235,7 +226,7 @@ rolling_update_release(dp_counter *counter)
 	rolling_decompose(counter->mechanism.block, rolling_arity(&counter->mechanism),
 					  rolling_levels(&counter->mechanism), counter->steps, rolling_add_node, &sum);
 	counter->release = sum.sum;
-	rolling_memo(counter, sum.sum);
+	dp_counter_memo_keep(counter, sum.sum);
 }
 
 static void
@@ -294,13 +285,12 @@ rolling_push(dp_counter *counter, int64_t value, dp_random *rng)
 	}
 	if (memo_valid)
 	{
-		dp_int128	sum = (dp_int128) (((dp_uint128) (uint64_t) counter->memo[1] << 64) |
-									   (uint64_t) counter->memo[0]);
+		dp_int128	sum = dp_counter_memo_sum(counter);
 
 		sum = dp_counter_add(counter, dp_counter_sub(counter, sum, leaving),
 							 counter->nodes[rolling_slot(width, arity, levels, 0, t)]);
 		counter->release = sum;
-		rolling_memo(counter, sum);
+		dp_counter_memo_keep(counter, sum);
 	}
 	else
 		rolling_update_release(counter);
