@@ -11,8 +11,9 @@
 # busy machine as on a quiet one.
 #
 # Fails (exit 1) when an entry's work per step at 2^20 exceeds its work at
-# 2^16 by more than 5% (a logarithmic loop over the levels adds about 25%
-# there: PPCum's did, 504 -> 588, before 0.21.0), or when a kind of the
+# 2^16 by more than 2% (a loop over the levels adds about 17% there:
+# PPCum's did, 504 -> 588, before 0.21.0; the balanced blocks' walk to
+# their open block 4%, 648 -> 674), or when a kind of the
 # registry has no entry here (BENCH_QUICK=1: horizons 2^8 to 2^12, every
 # kind runs, growth not judged).  Table in bench/out/step_work.md.
 set -euo pipefail
@@ -104,7 +105,7 @@ for e in "${entries[@]}"; do
   # BENCH_QUICK's horizons are below BLT's cap on its buffers (and the
   # levels of a few steps are not yet amortised): every kind runs, none is
   # judged
-  if [ -z "${BENCH_QUICK:-}" ] && awk -v g="$growth" 'BEGIN { exit !(g > 1.05) }'; then
+  if [ -z "${BENCH_QUICK:-}" ] && awk -v g="$growth" 'BEGIN { exit !(g > 1.02) }'; then
     verdict=" (grows)"
     failed=1
   fi

@@ -74,6 +74,50 @@ locate(int64_t arity, int64_t t)
 	return position;
 }
 
+/*
+ * The open block's position for the push, kept in memo words the tree's
+ * digits leave free (dp_balanced.c keeps the digits of at most 40 levels in
+ * memo[0..39] and memo[64..103]), so that a step does not walk the blocks
+ * from the first (O(log T)): memo[MEMO_BLOCK_AT] is the step it was found
+ * for.  It is used only while the digits' memo is live (memo_step >= 0:
+ * every push within a block sets it, and dp_counter_prepare and
+ * blocks_open clear it, so a state read back or a new block locates
+ * afresh), for the step after MEMO_BLOCK_AT, and while that step lies in
+ * the block; the position is a function of t alone, so a copied counter's
+ * memo stays right.
+ */
+#define MEMO_BLOCK 120
+#define MEMO_BLOCK_START 121
+#define MEMO_BLOCK_LENGTH 122
+#define MEMO_BLOCK_AT 123
+_Static_assert(MEMO_BLOCK >= 104 && MEMO_BLOCK_AT < 128,
+			   "the block's memo lies above the deepest digits of t - 1");
+
+static block_position
+locate_push(dp_counter *counter)
+{
+	int64_t		t = counter->steps + 1;
+	block_position position;
+
+	if (counter->memo_step >= 0 && counter->memo[MEMO_BLOCK_AT] == counter->steps)
+	{
+		position.block = (int) counter->memo[MEMO_BLOCK];
+		position.start = counter->memo[MEMO_BLOCK_START];
+		position.length = counter->memo[MEMO_BLOCK_LENGTH];
+		if (t > position.start && t - position.start <= position.length)
+		{
+			counter->memo[MEMO_BLOCK_AT] = t;
+			return position;
+		}
+	}
+	position = locate(counter->mechanism.block, t);
+	counter->memo[MEMO_BLOCK] = position.block;
+	counter->memo[MEMO_BLOCK_START] = position.start;
+	counter->memo[MEMO_BLOCK_LENGTH] = position.length;
+	counter->memo[MEMO_BLOCK_AT] = t;
+	return position;
+}
+
 static int
 block_of(int64_t arity, int64_t t)
 {
@@ -175,7 +219,7 @@ open_tree(const dp_counter *counter, const block_position *position)
 static void
 blocks_push(dp_counter *counter, int64_t value, dp_random *rng)
 {
-	block_position position = locate(counter->mechanism.block, counter->steps + 1);
+	block_position position = locate_push(counter);
 	dp_balanced_tree tree = open_tree(counter, &position);
 	int64_t		local = counter->steps + 1 - position.start;
 	dp_int128	tree_release;
