@@ -14,6 +14,7 @@
 #include "dp_balanced_tree.h"
 #include "dp_counter.h"
 #include "tap.h"
+#include "test_support.h"
 
 static dp_random rng;
 
@@ -216,27 +217,6 @@ test_blocks_step(int64_t arity, int64_t steps, int64_t max_per_step, int flags)
 	free(other);
 }
 
-/* a state written and read back: the same nodes, no memo */
-static dp_counter *
-reload(const dp_counter *counter)
-{
-	size_t		length = dp_counter_serialized_size(counter);
-	unsigned char *bytes = malloc(length);
-	dp_counter *loaded = malloc(dp_counter_size(&counter->mechanism));
-	dp_parse_error error;
-
-	memset(&error, 0, sizeof(error));
-	dp_counter_serialize(counter, bytes);
-	if (dp_counter_deserialize(bytes, length, loaded, dp_counter_size(&counter->mechanism),
-							   &error) != DP_OK)
-	{
-		printf("Bail out! a balanced_unbounded state did not read back\n");
-		exit(1);
-	}
-	free(bytes);
-	return loaded;
-}
-
 /*
  * The unbounded kind keeps the open block's position in the memo (0.21.0)
  * rather than walking the blocks at every push.  A counter whose memo stays
@@ -268,7 +248,7 @@ test_blocks_memo_against_reload(int64_t arity, int64_t steps, int64_t max_per_st
 	for (int64_t t = 1; t <= steps; t++)
 	{
 		int64_t		value = (int64_t) dp_random_below(&rng, (uint64_t) max_per_step + 1);
-		dp_counter *loaded = reload(fresh);
+		dp_counter *loaded = test_reload_counter(fresh);
 
 		free(fresh);
 		fresh = loaded;

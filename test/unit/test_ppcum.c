@@ -14,6 +14,7 @@
 
 #include "dp_counter.h"
 #include "tap.h"
+#include "test_support.h"
 
 static dp_random rng;
 
@@ -51,27 +52,6 @@ expected_release(const dp_counter *counter, int64_t value)
 	return release;
 }
 
-/* a state written and read back: the same nodes, no memo */
-static dp_counter *
-reload(const dp_counter *counter)
-{
-	size_t		length = dp_counter_serialized_size(counter);
-	unsigned char *bytes = malloc(length);
-	dp_counter *loaded = malloc(dp_counter_size(&counter->mechanism));
-	dp_parse_error error;
-
-	memset(&error, 0, sizeof(error));
-	dp_counter_serialize(counter, bytes);
-	if (dp_counter_deserialize(bytes, length, loaded, dp_counter_size(&counter->mechanism),
-							   &error) != DP_OK)
-	{
-		printf("Bail out! a ppcum state did not read back\n");
-		exit(1);
-	}
-	free(bytes);
-	return loaded;
-}
-
 static void
 test_release(int64_t horizon, int64_t max_per_step, const unsigned char *key)
 {
@@ -97,7 +77,7 @@ test_release(int64_t horizon, int64_t max_per_step, const unsigned char *key)
 		/* now and then the state is stored and the next step reads it back */
 		if (t % 97 == 0 && t < horizon)
 		{
-			dp_counter *loaded = reload(counter);
+			dp_counter *loaded = test_reload_counter(counter);
 
 			mismatches += loaded->release != counter->release;
 			free(counter);
@@ -178,7 +158,7 @@ test_memo_against_reload(int64_t horizon, int64_t max_per_step, bool consistent,
 		}
 		if (fresh)
 		{
-			dp_counter *loaded = reload(fresh);
+			dp_counter *loaded = test_reload_counter(fresh);
 
 			free(fresh);
 			fresh = loaded;

@@ -58,6 +58,35 @@ test_start_counter(const dp_mechanism *mechanism, dp_random *rng)
 }
 
 /*
+ * A counter written and read back, in storage of its own (free it): the
+ * same stored form, and no memo (what a state read from a table gives).
+ */
+static inline dp_counter *
+test_reload_counter(const dp_counter *counter)
+{
+	size_t		length = dp_counter_serialized_size(counter);
+	size_t		size = dp_counter_size(&counter->mechanism);
+	unsigned char *bytes = malloc(length);
+	dp_counter *loaded = malloc(size);
+	dp_parse_error error;
+
+	memset(&error, 0, sizeof(error));
+	if (bytes == NULL || loaded == NULL)
+	{
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	dp_counter_serialize(counter, bytes);
+	if (dp_counter_deserialize(bytes, length, loaded, size, &error) != DP_OK)
+	{
+		printf("Bail out! a %s state did not read back\n", counter->kind->name);
+		exit(1);
+	}
+	free(bytes);
+	return loaded;
+}
+
+/*
  * The noise terms of a balanced-digit release at t, written out
  * independently of the mechanism: the sum of |d_j| over the digits of t in
  * [-(k - 1) / 2, (k - 1) / 2], odd k.
