@@ -226,10 +226,12 @@ test_blocks_step(int64_t arity, int64_t steps, int64_t max_per_step, int flags)
  * form agree at every step, across block boundaries.
  */
 static void
-test_blocks_memo_against_reload(int64_t arity, int64_t steps, int64_t max_per_step)
+test_blocks_memo_against_reload(int64_t arity, int64_t steps, int64_t max_per_step, uint32_t flags,
+								int64_t contributions)
 {
 	dp_mechanism mechanism = {.kind = DP_MECHANISM_BALANCED_UNBOUNDED, .epsilon = 1.0,
-	.block = arity, .max_per_step = max_per_step};
+		.block = arity, .max_per_step = max_per_step, .flags = flags,
+	.contributions = contributions};
 	size_t		size = dp_counter_size(&mechanism);
 	dp_counter *kept = malloc(size);
 	dp_counter *fresh = malloc(size);
@@ -265,12 +267,53 @@ test_blocks_memo_against_reload(int64_t arity, int64_t steps, int64_t max_per_st
 				memcmp(fresh_nodes, kept_nodes, sizeof(dp_int128) * (size_t) kept->node_count) != 0;
 		}
 	}
-	tap_ok(mismatches == 0, "balanced_unbounded(arity=%lld, max_per_step=%lld): the block's "
+	tap_ok(mismatches == 0, "balanced_unbounded(arity=%lld, max_per_step=%lld, flags=%u, contributions=%lld): the block's "
 		   "position kept in the memo and found afresh after a reload agree in the release and every stored node at each "
 		   "of %lld steps (%lld mismatches)", (long long) arity, (long long) max_per_step,
-		   (long long) steps, (long long) mismatches);
+		   (unsigned) flags, (long long) contributions, (long long) steps, (long long) mismatches);
 	free(kept);
 	free(fresh);
+}
+
+/*
+ * The block's memo (memo[120..123], dp_balanced_blocks.c) must lie above
+ * the digits of t - 1, which dp_balanced.c keeps in memo[64 ..], one word
+ * a level: at every arity the kind accepts, the last block a stream can
+ * reach has at most 40 levels (the digits' own bound, so at most memo[103]
+ * is written).  Block b's tree has b + 1 levels and the kind has one noise
+ * class a block, so the classes count the levels of the last block.
+ */
+static void
+test_blocks_memo_room(void)
+{
+	int			deepest = 0;
+	int64_t		deepest_arity = 0;
+	int			accepted = 0;
+
+	for (int64_t arity = 3; arity <= 201; arity += 2)
+	{
+		dp_mechanism mechanism = {.kind = DP_MECHANISM_BALANCED_UNBOUNDED, .epsilon = 1.0,
+		.block = arity, .max_per_step = 1};
+		dp_counter	header;
+		dp_noise_class class;
+		const char *field;
+		int			levels = 0;
+
+		if (dp_counter_prepare(&header, &mechanism, &field) != DP_OK)
+			continue;
+		accepted++;
+		while (header.kind->noise_class(&mechanism, levels, &class))
+			levels++;
+		if (levels > deepest)
+		{
+			deepest = levels;
+			deepest_arity = arity;
+		}
+	}
+	tap_ok(accepted > 0 && deepest <= 40 && 64 + deepest <= 120,
+		   "balanced_unbounded: the deepest last block over the %d accepted arities has %d levels "
+		   "(arity %lld), within the digits' 40 and below the block's memo at word 120",
+		   accepted, deepest, (long long) deepest_arity);
 }
 
 int
@@ -301,7 +344,11 @@ main(void)
 	test_blocks_step(5, 20000, 4, DP_FLAG_CONSISTENT);
 	test_blocks_step(21, 200000, 1, 0);
 	test_blocks_step(11, 50000, 2, 0);
-	test_blocks_memo_against_reload(3, 3000, 1);
-	test_blocks_memo_against_reload(21, 20000, 2);
+	test_blocks_memo_against_reload(3, 3000, 1, 0, 0);
+	test_blocks_memo_against_reload(21, 20000, 2, 0, 0);
+	test_blocks_memo_against_reload(5, 4000, 3, DP_FLAG_CONSISTENT, 0);
+	test_blocks_memo_against_reload(3, 3000, 1, DP_FLAG_PERSON, 2);
+	test_blocks_memo_against_reload(7, 3000, 1, DP_FLAG_CONSISTENT | DP_FLAG_PERSON, 3);
+	test_blocks_memo_room();
 	return tap_done();
 }
